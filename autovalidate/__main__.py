@@ -1,0 +1,5 @@
+"""``python -m autovalidate`` runs the CLI."""
+
+from autovalidate.cli import main
+
+main()

@@ -1,0 +1,181 @@
+"""Exceptions raised by autovalidate.
+
+Findings are values, misuse is an exception: a constraint that fails on a
+batch is a :class:`~autovalidate.constraint.ValidationResult` with
+``passed=False``; an unreadable index, a missing column or a bad argument is
+one of the errors below.  Every error mixes in the built-in exception it
+resembles, so callers may catch either, and carries the fields that locate the
+problem (path, column, pattern).  Errors raised because of a lower-level
+failure (DuckDB, Spark, I/O) are raised ``from`` it.
+
+The tree::
+
+    AutovalidateError
+    ├── DataError (ValueError)
+    │   ├── ColumnNotFoundError (KeyError)
+    │   └── EmptyColumnError
+    ├── DataSourceError (OSError)
+    ├── PatternIndexError
+    │   ├── IndexNotFoundError (FileNotFoundError)
+    │   ├── IndexSchemaError (ValueError)
+    │   └── IndexVersionError (ValueError)
+    ├── IndexBuildError (RuntimeError)
+    ├── ConstraintFormatError (ValueError)
+    ├── ParameterError (ValueError)
+    └── EngineError (RuntimeError)
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AutovalidateError",
+    "ColumnNotFoundError",
+    "ConstraintFormatError",
+    "DataError",
+    "DataSourceError",
+    "EmptyColumnError",
+    "EngineError",
+    "IndexBuildError",
+    "IndexNotFoundError",
+    "IndexSchemaError",
+    "IndexVersionError",
+    "ParameterError",
+    "PatternIndexError",
+]
+
+
+class AutovalidateError(Exception):
+    """Root of every error raised on purpose by autovalidate."""
+
+
+class DataError(AutovalidateError, ValueError):
+    """The data given cannot be used as asked (wrong type, no usable values)."""
+
+
+class ColumnNotFoundError(DataError, KeyError):
+    """A named column is not in the data.
+
+    Attributes
+    ----------
+    column
+        The column asked for.
+    available
+        The columns the data has.
+    """
+
+    def __init__(self, column: str, available: list[str] | tuple[str, ...] = ()) -> None:
+        self.column = column
+        self.available = list(available)
+        shown = ", ".join(self.available[:20])
+        more = "" if len(self.available) <= 20 else f", ... ({len(self.available)} in all)"
+        super().__init__(f"column {column!r} not found; available: {shown}{more}")
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0])
+
+
+class EmptyColumnError(DataError):
+    """A column has no non-null values, so nothing can be inferred from it.
+
+    Attributes
+    ----------
+    column
+        The column, or ``None`` for anonymous values.
+    """
+
+    def __init__(self, column: str | None = None, message: str | None = None) -> None:
+        self.column = column
+        where = f"column {column!r}" if column is not None else "the values"
+        super().__init__(message or f"{where} has no non-null values")
+
+
+class DataSourceError(AutovalidateError, OSError):
+    """A file or table could not be read.
+
+    Attributes
+    ----------
+    path
+        The path or name of the source.
+    """
+
+    def __init__(self, path: str, message: str) -> None:
+        self.path = path
+        super().__init__(f"{path}: {message}")
+
+    def __str__(self) -> str:  # OSError's __str__ formats errno fields
+        return str(self.args[0])
+
+
+class PatternIndexError(AutovalidateError):
+    """A pattern index cannot be opened or used."""
+
+
+class IndexNotFoundError(PatternIndexError, FileNotFoundError):
+    """No complete pattern index at the given path.
+
+    A directory without the index metadata file is not an index: this is also
+    what a reader sees of a build that was killed before it finished.
+
+    Attributes
+    ----------
+    path
+        The index directory.
+    """
+
+    def __init__(self, path: str, message: str | None = None) -> None:
+        self.path = path
+        super().__init__(message or f"{path}: no pattern index here (missing metadata file)")
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class IndexSchemaError(PatternIndexError, ValueError):
+    """The index files do not have the expected columns or metadata.
+
+    Attributes
+    ----------
+    path
+        The index directory.
+    """
+
+    def __init__(self, path: str, message: str) -> None:
+        self.path = path
+        super().__init__(f"{path}: {message}")
+
+
+class IndexVersionError(PatternIndexError, ValueError):
+    """The index was built by an incompatible format or hierarchy version.
+
+    Attributes
+    ----------
+    path
+        The index directory.
+    found, expected
+        The versions found in the index and the versions this code reads.
+    """
+
+    def __init__(self, path: str, found: object, expected: object) -> None:
+        self.path = path
+        self.found = found
+        self.expected = expected
+        super().__init__(
+            f"{path}: index built with {found}, this autovalidate reads {expected}; "
+            "rebuild it with `autovalidate index build`"
+        )
+
+
+class IndexBuildError(AutovalidateError, RuntimeError):
+    """The offline index build failed; nothing was published at the output path."""
+
+
+class ConstraintFormatError(AutovalidateError, ValueError):
+    """A serialized constraint or constraint suite is malformed."""
+
+
+class ParameterError(AutovalidateError, ValueError):
+    """An argument is out of its documented range."""
+
+
+class EngineError(AutovalidateError, RuntimeError):
+    """An execution engine (DuckDB or Spark) failed while running a query."""

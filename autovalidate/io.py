@@ -1,0 +1,224 @@
+"""Local data access through DuckDB: files, pandas, Arrow and Python lists.
+
+One place turns whatever a user hands us into a DuckDB relation, so that the
+pattern validation, the Deequ DuckDB engine and the CLI read data the same way:
+
+* CSV/TSV files are read by DuckDB's ``read_csv`` (dialect sniffed, header
+  required); an empty cell is a null.  With ``all_varchar=True`` every column
+  is read as text exactly as written (``007`` stays ``007``), which is what
+  pattern inference and validation need.
+* Parquet files (or globs, or directories of them) are read by ``read_parquet``.
+* pandas DataFrames, pyarrow Tables/RecordBatches and DuckDB relations are
+  used as they are.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from autovalidate.errors import ColumnNotFoundError, DataError, DataSourceError, EmptyColumnError
+
+__all__ = [
+    "column_values",
+    "file_format",
+    "non_null_values",
+    "quote_identifier",
+    "to_relation",
+]
+
+_CSV_SUFFIXES = {".csv", ".tsv", ".txt", ".psv", ".tab"}
+_PARQUET_SUFFIXES = {".parquet", ".pq"}
+
+
+def quote_identifier(name: str) -> str:
+    """Quote a column or table name for DuckDB and Spark SQL (double quotes doubled).
+
+    Parameters
+    ----------
+    name
+        Any identifier, possibly with spaces, quotes or unicode.
+
+    Returns
+    -------
+    str
+        ``"name"`` with embedded double quotes doubled.
+    """
+    return '"' + name.replace('"', '""') + '"'
+
+
+def file_format(path: str | os.PathLike[str]) -> str:
+    """Tell ``"csv"`` or ``"parquet"`` from a path's suffix (a directory is Parquet).
+
+    Raises
+    ------
+    DataSourceError
+        If the path does not exist or its suffix is neither.
+    """
+    p = Path(path)
+    text = str(path)
+    if "*" in text:
+        suffix = Path(text.replace("*", "x")).suffix.lower()
+    else:
+        if not p.exists():
+            raise DataSourceError(text, "no such file or directory")
+        if p.is_dir():
+            return "parquet"
+        suffix = p.suffix.lower()
+    if suffix in _CSV_SUFFIXES:
+        return "csv"
+    if suffix in _PARQUET_SUFFIXES:
+        return "parquet"
+    raise DataSourceError(text, f"unknown file type {suffix!r}; expected .csv/.tsv or .parquet")
+
+
+def _parquet_glob(path: str) -> str:
+    p = Path(path)
+    if "*" not in path and p.is_dir():
+        return str(p / "*.parquet")
+    return path
+
+
+def to_relation(
+    data: Any,
+    con: duckdb.DuckDBPyConnection,
+    *,
+    all_varchar: bool = False,
+) -> duckdb.DuckDBPyRelation:
+    """Turn local data into a DuckDB relation on ``con``.
+
+    Parameters
+    ----------
+    data
+        A path (``str`` or ``PathLike``) to a CSV/TSV or Parquet file, a glob or
+        a directory of Parquet files; a pandas DataFrame; a pyarrow Table or
+        RecordBatch; or a DuckDB relation.
+    con
+        The connection that will run the queries.
+    all_varchar
+        Read CSV columns as text exactly as written, without type sniffing.
+        Parquet and in-memory data keep their types.
+
+    Returns
+    -------
+    duckdb.DuckDBPyRelation
+
+    Raises
+    ------
+    DataSourceError
+        If a file is missing or DuckDB cannot parse it.
+    DataError
+        If ``data`` is of an unsupported type.
+    """
+    if isinstance(data, duckdb.DuckDBPyRelation):
+        return data
+    if isinstance(data, (str, os.PathLike)):
+        text = os.fspath(data)
+        fmt = file_format(text)
+        try:
+            if fmt == "csv":
+                return con.read_csv(text, header=True, all_varchar=all_varchar)
+            return con.read_parquet(_parquet_glob(text))
+        except duckdb.Error as exc:
+            raise DataSourceError(text, f"cannot read {fmt}: {exc}") from exc
+    module = type(data).__module__.split(".")[0]
+    if module in {"pandas", "pyarrow", "polars"}:
+        try:
+            return con.from_arrow(data) if module == "pyarrow" else con.from_df(data)
+        except (duckdb.Error, TypeError, ValueError) as exc:
+            raise DataError(f"cannot use {type(data).__name__} as a table: {exc}") from exc
+    raise DataError(
+        f"unsupported data of type {type(data).__name__}: expected a path, a pandas "
+        "DataFrame, a pyarrow Table or a DuckDB relation"
+    )
+
+
+def column_values(
+    data: Any,
+    column: str | None = None,
+    *,
+    con: duckdb.DuckDBPyConnection | None = None,
+) -> list[str | None]:
+    """Read one column of local data as text, in row order, nulls kept as ``None``.
+
+    Parameters
+    ----------
+    data
+        Anything :func:`to_relation` accepts, or an iterable of values (list,
+        tuple, pandas Series, pyarrow Array); non-string values are turned into
+        text with ``str``.
+    column
+        The column to read; required for tables, ignored for plain sequences.
+        A table with exactly one column may omit it.
+    con
+        A DuckDB connection to use; a fresh in-memory one by default.
+
+    Returns
+    -------
+    list of str or None
+
+    Raises
+    ------
+    ColumnNotFoundError
+        If ``column`` is not in the table.
+    DataError, DataSourceError
+        As :func:`to_relation`.
+    """
+    if _is_plain_sequence(data):
+        return [None if _is_null(v) else (v if isinstance(v, str) else str(v)) for v in data]
+    own = con is None
+    con = con or duckdb.connect()
+    try:
+        rel = to_relation(data, con, all_varchar=True)
+        names = list(rel.columns)
+        if column is None:
+            if len(names) != 1:
+                raise DataError(f"the table has {len(names)} columns; name one with column=")
+            column = names[0]
+        if column not in names:
+            raise ColumnNotFoundError(column, names)
+        rows = rel.select(f"CAST({quote_identifier(column)} AS VARCHAR)").fetchall()
+        return [r[0] for r in rows]
+    finally:
+        if own:
+            con.close()
+
+
+def non_null_values(values: Iterable[str | None], column: str | None = None) -> list[str]:
+    """Drop nulls, keep order; raise if nothing is left.
+
+    Raises
+    ------
+    EmptyColumnError
+        If every value is null or there are none.
+    """
+    kept = [v for v in values if v is not None]
+    if not kept:
+        raise EmptyColumnError(column)
+    return kept
+
+
+def _is_null(v: object) -> bool:
+    if v is None:
+        return True
+    return isinstance(v, float) and v != v  # NaN, as pandas gives for missing
+
+
+def _is_plain_sequence(data: Any) -> bool:
+    if isinstance(data, (str, bytes, os.PathLike)):
+        return False
+    if isinstance(data, Sequence):
+        return True
+    mod = type(data).__module__.split(".")[0]
+    name = type(data).__name__
+    if mod == "pandas" and name == "Series":
+        return True
+    if mod == "pyarrow" and name in {"Array", "ChunkedArray", "StringArray", "LargeStringArray"}:
+        return True
+    if mod == "numpy" and name == "ndarray":
+        return True
+    return False
