@@ -5,6 +5,8 @@ pattern index of a data lake, beside Deequ metric checks (Schelter et al.,
 PVLDB 2018; ICDE 2019), on DuckDB locally and on Spark in ingestion jobs.
 """
 
+from autovalidate.constraint import PatternConstraint, PatternValidationResult
+from autovalidate.drift import DriftTest, drift_test
 from autovalidate.errors import (
     AutovalidateError,
     ColumnNotFoundError,
@@ -20,6 +22,9 @@ from autovalidate.errors import (
     ParameterError,
     PatternIndexError,
 )
+from autovalidate.index.reader import PatternIndex, PatternStats
+from autovalidate.infer import suggest_pattern
+from autovalidate.spark import validate_spark
 
 __version__ = "0.1.0"
 
@@ -30,6 +35,7 @@ __all__ = sorted(
         "ConstraintFormatError",
         "DataError",
         "DataSourceError",
+        "DriftTest",
         "EmptyColumnError",
         "EngineError",
         "IndexBuildError",
@@ -37,7 +43,14 @@ __all__ = sorted(
         "IndexSchemaError",
         "IndexVersionError",
         "ParameterError",
+        "PatternConstraint",
+        "PatternIndex",
         "PatternIndexError",
+        "PatternStats",
+        "PatternValidationResult",
         "__version__",
+        "drift_test",
+        "suggest_pattern",
+        "validate_spark",
     ]
 )

@@ -26,6 +26,8 @@ from autovalidate.errors import ColumnNotFoundError, DataError, DataSourceError,
 __all__ = [
     "column_values",
     "file_format",
+    "is_null",
+    "is_value_sequence",
     "non_null_values",
     "quote_identifier",
     "to_relation",
@@ -168,8 +170,8 @@ def column_values(
     DataError, DataSourceError
         As :func:`to_relation`.
     """
-    if _is_plain_sequence(data):
-        return [None if _is_null(v) else (v if isinstance(v, str) else str(v)) for v in data]
+    if is_value_sequence(data):
+        return [None if is_null(v) else (v if isinstance(v, str) else str(v)) for v in data]
     own = con is None
     con = con or duckdb.connect()
     try:
@@ -202,13 +204,15 @@ def non_null_values(values: Iterable[str | None], column: str | None = None) -> 
     return kept
 
 
-def _is_null(v: object) -> bool:
+def is_null(v: object) -> bool:
+    """True for ``None`` and NaN (pandas' missing value)."""
     if v is None:
         return True
     return isinstance(v, float) and v != v  # NaN, as pandas gives for missing
 
 
-def _is_plain_sequence(data: Any) -> bool:
+def is_value_sequence(data: Any) -> bool:
+    """True for a plain sequence of values (list, tuple, Series, Arrow or NumPy array), not a table."""
     if isinstance(data, (str, bytes, os.PathLike)):
         return False
     if isinstance(data, Sequence):

@@ -1,0 +1,171 @@
+"""Reading a pattern index through DuckDB (Song & He 2021, §2.4, online stage)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+from typing import NamedTuple
+
+import duckdb
+import pyarrow as pa
+
+from autovalidate.errors import IndexSchemaError
+from autovalidate.index.schema import (
+    PATTERN_COLUMNS,
+    PATTERNS_DIR,
+    IndexMetadata,
+    pattern_id,
+    read_metadata,
+)
+
+__all__ = ["PatternIndex", "PatternStats"]
+
+
+class PatternStats(NamedTuple):
+    """Corpus statistics of one pattern.
+
+    Attributes
+    ----------
+    fpr
+        FPR_T(p), the estimated false-positive rate, a fraction in [0, 1] (Eq. 4).
+    cov
+        Cov_T(p), the number of corpus columns with a value matching p.
+    """
+
+    fpr: float
+    cov: int
+
+
+class PatternIndex:
+    """An opened pattern index: FPR_T and Cov_T by pattern, looked up in DuckDB.
+
+    Open with :meth:`open`; use as a context manager or call :meth:`close`.
+    A warm index (``in_memory=True``, the default) holds its table in DuckDB's
+    memory, so repeated lookups do not re-read Parquet.
+
+    Attributes
+    ----------
+    path
+        The index directory.
+    metadata
+        Its build record.
+    """
+
+    def __init__(self, path: Path, metadata: IndexMetadata, con: duckdb.DuckDBPyConnection):
+        self.path = path
+        self.metadata = metadata
+        self._con = con
+        self._lock = threading.Lock()
+
+    @classmethod
+    def open(
+        cls, path: str | Path, *, in_memory: bool = True, threads: int | None = None
+    ) -> PatternIndex:
+        """Open an index directory written by ``autovalidate index build``.
+
+        Parameters
+        ----------
+        path
+            The index directory.
+        in_memory
+            Load the pattern table into DuckDB's memory (fast repeated
+            lookups); ``False`` queries the Parquet files in place.
+        threads
+            DuckDB worker threads; DuckDB's default (all cores) if ``None``.
+
+        Returns
+        -------
+        PatternIndex
+
+        Raises
+        ------
+        IndexNotFoundError
+            If there is no complete index at ``path``.
+        IndexVersionError
+            If it was built by an incompatible format or hierarchy version.
+        IndexSchemaError
+            If its files lack a column or cannot be read.
+        """
+        root = Path(path)
+        metadata = read_metadata(root)
+        files = sorted((root / PATTERNS_DIR).glob("*.parquet"))
+        if not files:
+            raise IndexSchemaError(str(root), f"no Parquet files under {PATTERNS_DIR}/")
+        con = duckdb.connect()
+        if threads is not None:
+            con.execute(f"SET threads = {int(threads)}")
+        source = f"read_parquet({[str(f) for f in files]!r})"
+        try:
+            described = dict(
+                (r[0], r[1]) for r in con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()
+            )
+            missing = [c for c in PATTERN_COLUMNS if c not in described]
+            if missing:
+                raise IndexSchemaError(str(root), f"pattern files lack columns {missing}")
+            columns = ", ".join(
+                f"CAST({c} AS {t}) AS {c}" for c, t in PATTERN_COLUMNS.items() if c != "imp_sum"
+            )
+            kind = "TABLE" if in_memory else "VIEW"
+            con.execute(f"CREATE {kind} patterns AS SELECT {columns} FROM {source}")
+        except duckdb.Error as exc:
+            con.close()
+            raise IndexSchemaError(str(root), f"cannot read pattern files: {exc}") from exc
+        return cls(root, metadata, con)
+
+    @property
+    def tau(self) -> int:
+        """The token limit τ the index was built with."""
+        return self.metadata.tau
+
+    def lookup(self, patterns: Iterable[str]) -> dict[str, PatternStats]:
+        """FPR_T and Cov_T of the given canonical patterns, in one DuckDB query.
+
+        Parameters
+        ----------
+        patterns
+            Canonical pattern strings; duplicates are fine.
+
+        Returns
+        -------
+        dict
+            Pattern → :class:`PatternStats` for the patterns found; a pattern
+            absent from the index matched no corpus column (Cov_T = 0).
+        """
+        unique = list(dict.fromkeys(patterns))
+        if not unique:
+            return {}
+        query = pa.table(
+            {
+                "pattern_id": pa.array([pattern_id(p) for p in unique], pa.int64()),
+                "pattern": pa.array(unique, pa.string()),
+            }
+        )
+        with self._lock:
+            self._con.register("_candidates", query)
+            try:
+                rows = self._con.execute(
+                    "SELECT p.pattern, p.fpr, p.cov FROM _candidates q "
+                    "JOIN patterns p ON p.pattern_id = q.pattern_id AND p.pattern = q.pattern"
+                ).fetchall()
+            finally:
+                self._con.unregister("_candidates")
+        return {r[0]: PatternStats(float(r[1]), int(r[2])) for r in rows}
+
+    def size(self) -> int:
+        """Number of patterns in the index."""
+        with self._lock:
+            return int(self._con.execute("SELECT count(*) FROM patterns").fetchone()[0])
+
+    def close(self) -> None:
+        """Release the DuckDB connection."""
+        self._con.close()
+
+    def __enter__(self) -> PatternIndex:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"PatternIndex({str(self.path)!r}, tau={self.tau}, patterns={self.metadata.patterns})"

@@ -1,0 +1,148 @@
+"""The pattern index on disk: layout, columns, metadata and versions (Song & He 2021, §2.4).
+
+An index is a directory::
+
+    INDEX/
+      _autovalidate_index.json   metadata; written last, so its presence marks
+                                 a complete index
+      patterns/*.parquet         one row per pattern
+
+Each pattern row is a mergeable state, like a Deequ analyzer state: two
+indexes (or two parts of one build) merge by adding ``imp_sum`` and ``cov``
+per pattern, and FPR_T = imp_sum / cov (Eq. 4) is derived from the sums.
+
+========== ======== ==============================================================
+column     type     meaning
+========== ======== ==============================================================
+pattern_id BIGINT   :func:`pattern_id` of the canonical string (the join key)
+pattern    VARCHAR  canonical pattern string (``autovalidate.patterns``)
+cov        BIGINT   Cov_T(p): columns with at least one value matching p
+imp_sum    DOUBLE   Σ_D Imp_D(p) over those columns (Eq. 1)
+fpr        DOUBLE   FPR_T(p) = imp_sum / cov, a fraction in [0, 1] (Eq. 4)
+========== ======== ==============================================================
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from autovalidate.errors import IndexNotFoundError, IndexSchemaError, IndexVersionError
+from autovalidate.patterns.hierarchy import HIERARCHY_VERSION
+
+__all__ = [
+    "FORMAT_NAME",
+    "FORMAT_VERSION",
+    "METADATA_FILE",
+    "PATTERNS_DIR",
+    "PATTERN_COLUMNS",
+    "IndexMetadata",
+    "pattern_id",
+    "read_metadata",
+]
+
+FORMAT_NAME = "autovalidate-pattern-index"
+#: Bumped whenever the files' layout or the meaning of a column changes.
+FORMAT_VERSION = 1
+METADATA_FILE = "_autovalidate_index.json"
+PATTERNS_DIR = "patterns"
+#: Column name → DuckDB type of the pattern files.
+PATTERN_COLUMNS: dict[str, str] = {
+    "pattern_id": "BIGINT",
+    "pattern": "VARCHAR",
+    "cov": "BIGINT",
+    "imp_sum": "DOUBLE",
+    "fpr": "DOUBLE",
+}
+
+
+def pattern_id(pattern: str) -> int:
+    """Stable signed 64-bit key of a canonical pattern string (BLAKE2b, 8 bytes).
+
+    The same in every process and on every machine, unlike Python's ``hash``;
+    readers also compare the pattern string itself, so a collision cannot
+    confuse two patterns.
+    """
+    digest = hashlib.blake2b(pattern.encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "little", signed=True)
+
+
+@dataclass
+class IndexMetadata:
+    """What an index was built from and how (the ``_autovalidate_index.json`` record).
+
+    Attributes
+    ----------
+    tau
+        Token limit τ the index was built with; no pattern has more tokens.
+    corpus
+        ``path``, ``columns`` (rows of the lake), ``columns_indexed`` (with at
+        least one pattern), ``values`` (non-null values) and ``tables``.
+    build
+        Build parameters and facts: ``budget``, ``ladder``, ``min_cov``,
+        ``master``, ``started``/``finished`` (UTC ISO-8601), ``wall_seconds``,
+        ``rungs`` (columns per coverage threshold used; ``"skipped"`` for none).
+    patterns
+        Number of pattern rows.
+    """
+
+    tau: int
+    corpus: dict[str, Any]
+    build: dict[str, Any]
+    patterns: int
+    format: str = FORMAT_NAME
+    format_version: int = FORMAT_VERSION
+    hierarchy_version: int = HIERARCHY_VERSION
+    autovalidate_version: str = field(default_factory=lambda: _package_version())
+
+    def to_json(self) -> str:
+        """The metadata as pretty JSON text."""
+        return json.dumps(asdict(self), indent=2, sort_keys=True)
+
+
+def _package_version() -> str:
+    from autovalidate import __version__
+
+    return __version__
+
+
+def read_metadata(path: str | Path) -> IndexMetadata:
+    """Read and check an index directory's metadata.
+
+    Raises
+    ------
+    IndexNotFoundError
+        If ``path`` is not a directory with a metadata file (also the case of
+        a build that did not finish).
+    IndexSchemaError
+        If the metadata is not valid JSON or lacks a field.
+    IndexVersionError
+        If the format or the hierarchy version differs from this code's.
+    """
+    root = Path(path)
+    meta_path = root / METADATA_FILE
+    if not root.is_dir():
+        raise IndexNotFoundError(str(root), f"{root}: no such index directory")
+    if not meta_path.is_file():
+        raise IndexNotFoundError(str(root))
+    try:
+        raw = json.loads(meta_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise IndexSchemaError(str(root), f"unreadable metadata file: {exc}") from exc
+    if not isinstance(raw, dict) or raw.get("format") != FORMAT_NAME:
+        raise IndexSchemaError(str(root), f"{METADATA_FILE} is not a {FORMAT_NAME} record")
+    found = (raw.get("format_version"), raw.get("hierarchy_version"))
+    expected = (FORMAT_VERSION, HIERARCHY_VERSION)
+    if found != expected:
+        raise IndexVersionError(
+            str(root),
+            found=f"format {found[0]}, hierarchy {found[1]}",
+            expected=f"format {expected[0]}, hierarchy {expected[1]}",
+        )
+    try:
+        return IndexMetadata(**raw)
+    except TypeError as exc:
+        raise IndexSchemaError(str(root), f"bad metadata fields: {exc}") from exc

@@ -1,0 +1,129 @@
+"""Inferring a pattern constraint for a column: the public entry point of Auto-Validate."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from autovalidate.constraint import PatternConstraint
+from autovalidate.drift import TESTS
+from autovalidate.errors import EmptyColumnError, ParameterError
+from autovalidate.index.reader import PatternIndex
+from autovalidate.io import column_values
+from autovalidate.patterns.render import render_body
+from autovalidate.solver.fmdv import METHODS, SolverParams, solve
+
+__all__ = ["suggest_pattern"]
+
+_DEFAULTS = SolverParams()
+
+
+def suggest_pattern(
+    values: Any,
+    index: PatternIndex,
+    *,
+    method: str = "fmdv-vh",
+    r: float = _DEFAULTS.max_fpr,
+    m: int = _DEFAULTS.min_cov,
+    theta: float = _DEFAULTS.theta,
+    tau: int = _DEFAULTS.tau,
+    test: str | None = None,
+    alpha: float = 0.01,
+    column: str | None = None,
+    objective: str = _DEFAULTS.objective,
+) -> PatternConstraint | None:
+    """Infer a validation pattern for a column's values, from the corpus evidence in ``index``.
+
+    Parameters
+    ----------
+    values
+        The training values: a list/tuple, pandas Series or pyarrow Array
+        (``None``/NaN are nulls and ignored), or a table (CSV/Parquet path,
+        pandas DataFrame, pyarrow Table, DuckDB relation) with ``column``.
+    index
+        An opened :class:`PatternIndex`.
+    method
+        ``"fmdv"`` (Eq. 5-7), ``"fmdv-v"`` (vertical cuts, Eq. 8-11),
+        ``"fmdv-h"`` (horizontal cuts, Eq. 12-16) or ``"fmdv-vh"`` (both).
+    r
+        Largest admissible estimated FPR, a fraction in [0, 1].
+    m
+        Least admissible coverage Cov_T, in corpus columns.
+    theta
+        Largest tolerated fraction of non-conforming training values, in
+        [0, 1) (horizontal-cut methods only).
+    tau
+        Most tokens per pattern or segment, at most the index's τ.
+    test
+        Drift test of the constraint: ``"fisher"`` (default for the tolerant
+        methods), ``"chi2"``, or ``"strict"`` (default for ``fmdv``/``fmdv-v``).
+    alpha
+        Significance level of the drift test, in (0, 1).
+    column
+        The column to read from a table; also recorded in the constraint.
+
+    Returns
+    -------
+    PatternConstraint or None
+        ``None`` when no hypothesis is feasible (for example natural-language
+        columns): never a match-anything pattern.  ``regex`` is anchored (full
+        match) and means the same in Python ``regex``, Java and RE2.
+
+    Raises
+    ------
+    EmptyColumnError
+        If the column has no non-null values.
+    ColumnNotFoundError
+        If ``column`` is not in the table.
+    ParameterError
+        If a parameter is out of range, or ``tau`` exceeds the index's.
+
+    References
+    ----------
+    Song & He, SIGMOD 2021, §2.3-§4.
+    """
+    if method not in METHODS:
+        raise ParameterError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
+    if test is None:
+        test = "fisher" if method in ("fmdv-h", "fmdv-vh") else "strict"
+    if test not in TESTS:
+        raise ParameterError(f"test must be one of {', '.join(TESTS)}; got {test!r}")
+    if not 0.0 < alpha < 1.0:
+        raise ParameterError(f"alpha must be in (0, 1), got {alpha}")
+    params = SolverParams(max_fpr=r, min_cov=m, theta=theta, tau=tau, objective=objective)
+    train = [v for v in column_values(values, column) if v is not None]
+    if not train:
+        raise EmptyColumnError(column)
+    solution = solve(train, index, method=method, params=params)
+    if solution is None:
+        return None
+    draft = PatternConstraint(
+        regex=solution.regex,
+        pattern=solution.pattern,
+        segments=tuple(
+            {
+                "pattern": s.hypothesis.pattern,
+                "regex": render_body(s.hypothesis.pattern),
+                "fpr": s.hypothesis.fpr,
+                "cov": s.hypothesis.cov,
+                "optional": s.optional,
+            }
+            for s in solution.segments
+        ),
+        fpr=solution.fpr,
+        method=method,
+        test=test,
+        alpha=alpha,
+        train_n=len(train),
+        train_nonconforming=0,
+        column=column,
+        params={"r": r, "m": m, "theta": theta, "tau": tau},
+        index={
+            "path": str(index.path),
+            "tau": index.tau,
+            "patterns": index.metadata.patterns,
+            "built": index.metadata.build.get("finished"),
+        },
+    )
+    # θ_C is counted with the regex itself, exactly as validation will count
+    nonconforming = len(draft.nonconforming(train))
+    return PatternConstraint(**{**draft.__dict__, "train_nonconforming": nonconforming})

@@ -1,0 +1,162 @@
+"""The generalization hierarchy: what one token may generalize to (Song & He 2021, §2.1, Fig. 4-5).
+
+Every token has a small set of *options*, from its exact text (a constant) up
+to the root classes, and a pattern is one option per token.  The options, as
+they appear in canonical pattern strings:
+
+=======  ==================================================================
+kind     options, specific to general
+=======  ==================================================================
+``D``    ``2019`` → ``<digit>{4}`` → ``<digit>+`` → ``<num>``;
+         ``<digit>{4}`` → ``<alphanum>{4}`` → ``<alphanum>+``;
+         ``<digit>+`` → ``<alphanum>+``
+``L``    ``PM`` → ``<upper>{2}`` → ``<upper>+`` → ``<letter>+`` → ``<alphanum>+``;
+         ``<upper>{2}`` → ``<letter>{2}`` → ``<letter>+``;
+         ``<letter>{2}`` → ``<alphanum>{2}`` → ``<alphanum>+``
+         (``<lower>`` likewise; mixed-case or caseless letters skip the case class)
+``M``    ``4f89`` → ``<digit>{1}<letter>{1}<digit>{2}`` (its run shape)
+         → ``<digit>+<letter>+<digit>+`` → ``<alphanum>+``;
+         ``<digit>{1}<letter>{1}<digit>{2}`` → ``<alphanum>{4}`` → ``<alphanum>+``
+``N``    ``-12.50`` → ``-<digit>{2}.<digit>{2}`` → ``-<digit>+.<digit>+`` → ``<num>``
+``S``    ``/`` → ``<symbol>``
+=======  ==================================================================
+
+The root of Fig. 4, ``<all>``, matches any value; the hypothesis space
+excludes it (H(C) = ∩ P(v) minus ``.*``, §2.1), so it is never an option.
+Each arrow is a strict superset in the strings matched, which makes coverage
+anti-monotone along the arrows: the online search relies on that.
+
+Canonical strings are a sequence of *elements*: class elements
+``<name>{k}``, ``<name>+`` (``digit``, ``letter``, ``upper``, ``lower``,
+``alphanum``) or bare ``<num>`` / ``<symbol>``, and literal characters, where
+``\\``, ``<``, ``{`` and ``+`` are escaped with a backslash.  The concatenation
+of a pattern's options is its canonical string, the key of the index.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import NamedTuple
+
+import regex
+
+from autovalidate.patterns.tokens import Token, is_lower, is_upper
+
+__all__ = [
+    "HIERARCHY_VERSION",
+    "Generalizations",
+    "escape_literal",
+    "generalizations",
+    "options",
+]
+
+#: Bumped whenever the options of a token change: an index built with another
+#: hierarchy holds other keys and must be rebuilt.
+HIERARCHY_VERSION = 1
+
+_ESCAPED = frozenset("\\<{+")
+_SHAPE_RUNS = regex.compile(r"[0-9]+|\p{L}+", regex.V1)
+
+
+def escape_literal(text: str) -> str:
+    """Escape text for use as constant elements of a canonical pattern string."""
+    return "".join("\\" + ch if ch in _ESCAPED else ch for ch in text)
+
+
+class Generalizations(NamedTuple):
+    """The options of one token and the arrows between them.
+
+    Attributes
+    ----------
+    options
+        Every option, the constant first.
+    parents
+        For each option, its immediate generalizations (empty for a root).
+    level
+        For each option, the length of the longest path down from a root
+        (roots are level 0); each arrow goes down exactly one level.
+    """
+
+    options: tuple[str, ...]
+    parents: dict[str, tuple[str, ...]]
+    level: dict[str, int]
+
+
+def _build(edges: list[tuple[str, str]], constant: str) -> Generalizations:
+    parents: dict[str, list[str]] = {constant: []}
+    for child, parent in edges:
+        parents.setdefault(child, []).append(parent)
+        parents.setdefault(parent, [])
+    level: dict[str, int] = {}
+
+    def depth(o: str) -> int:
+        if o not in level:
+            ps = parents[o]
+            level[o] = 0 if not ps else 1 + max(depth(p) for p in ps)
+        return level[o]
+
+    for o in parents:
+        depth(o)
+    ordered = sorted(parents, key=lambda o: -level[o])
+    return Generalizations(
+        options=tuple(ordered),
+        parents={o: tuple(ps) for o, ps in parents.items()},
+        level=level,
+    )
+
+
+@lru_cache(maxsize=1 << 16)
+def generalizations(token: Token) -> Generalizations:
+    """All options of a token with their arrows (the hierarchy above).
+
+    Parameters
+    ----------
+    token
+        A token from :func:`~autovalidate.patterns.tokens.tokenize`.
+
+    Returns
+    -------
+    Generalizations
+    """
+    kind, text = token
+    k = len(text)
+    const = escape_literal(text)
+    ak, ap = f"<alphanum>{{{k}}}", "<alphanum>+"
+    if kind == "D":
+        dk, dp = f"<digit>{{{k}}}", "<digit>+"
+        edges = [(const, dk), (dk, dp), (dk, ak), (dp, "<num>"), (dp, ap), (ak, ap)]
+    elif kind == "L":
+        lk, lp = f"<letter>{{{k}}}", "<letter>+"
+        edges = [(lk, lp), (lk, ak), (lp, ap), (ak, ap)]
+        case = "upper" if is_upper(text) else "lower" if is_lower(text) else None
+        if case is None:
+            edges.append((const, lk))
+        else:
+            ck, cp = f"<{case}>{{{k}}}", f"<{case}>+"
+            edges += [(const, ck), (ck, cp), (ck, lk), (cp, lp)]
+    elif kind == "M":
+        runs = _SHAPE_RUNS.findall(text)
+        names = ["digit" if r[0].isascii() and r[0].isdigit() else "letter" for r in runs]
+        sk = "".join(f"<{n}>{{{len(r)}}}" for n, r in zip(names, runs))
+        sp = "".join(f"<{n}>+" for n in names)
+        edges = [(const, sk), (sk, sp), (sk, ak), (sp, ap), (ak, ap)]
+    elif kind == "N":
+        sign = text[0] if text[0] in "+-" else ""
+        body = text[len(sign) :]
+        whole, _, frac = body.partition(".")
+        fk = escape_literal(sign) + f"<digit>{{{len(whole)}}}"
+        fp = escape_literal(sign) + "<digit>+"
+        if frac:
+            fk += f".<digit>{{{len(frac)}}}"
+            fp += ".<digit>+"
+        edges = [(const, fk), (fk, fp), (fp, "<num>")]
+    elif kind == "S":
+        edges = [(const, "<symbol>")]
+    else:  # pragma: no cover - tokens come from tokenize()
+        raise ValueError(f"unknown token kind {kind!r}")
+    return _build(edges, const)
+
+
+def options(token: Token) -> tuple[str, ...]:
+    """The options of a token, constant first (P(v) restricted to one token)."""
+    return generalizations(token).options

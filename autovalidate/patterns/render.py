@@ -1,0 +1,150 @@
+"""Canonical pattern strings: parsing, and rendering to one portable regex.
+
+A rendered regex is fully anchored (``\\A(?:...)\\z``: the whole value must
+match, a trailing newline included) and means exactly the same in Python's
+``regex`` module, Java's ``java.util.regex`` (Spark ``rlike``) and RE2 (DuckDB
+``regexp_full_match``).  It uses only constructs the three share:
+
+* ``[0-9]`` for a digit (ASCII only, as in the lexer), ``\\p{L}``, ``\\p{Lu}``,
+  ``\\p{Ll}`` for letters, ``[\\p{L}0-9]`` for a letter or digit, and
+  ``[^\\p{L}0-9]`` for one symbol character;
+* ``{k}`` and ``+`` quantifiers, non-capturing groups, ``?`` on a group;
+* literals: ASCII letters and digits as they are, ASCII punctuation escaped
+  with a backslash, control characters below U+00A0 as ``\\xHH``, every other
+  character (space, non-ASCII letters, emoji) as itself.
+
+Letters are matched by Unicode general category; the three engines may
+disagree on characters assigned in Unicode versions newer than the oldest
+engine's tables (Java 17 has Unicode 13).
+"""
+
+from __future__ import annotations
+
+import string
+from typing import NamedTuple
+
+from autovalidate.errors import ParameterError
+
+__all__ = ["Element", "parse_pattern", "pattern_regex", "render_body"]
+
+_CLASS_REGEX = {
+    "digit": "[0-9]",
+    "letter": r"\p{L}",
+    "upper": r"\p{Lu}",
+    "lower": r"\p{Ll}",
+    "alphanum": r"[\p{L}0-9]",
+}
+_BARE_REGEX = {
+    "num": r"[+\-]?[0-9]+(?:\.[0-9]+)?",
+    "symbol": r"[^\p{L}0-9]",
+}
+_PUNCT = frozenset(string.punctuation)
+_ASCII_ALNUM = frozenset(string.ascii_letters + string.digits)
+
+
+class Element(NamedTuple):
+    """One element of a canonical pattern string.
+
+    ``kind`` is ``"literal"`` (``text`` is the character), ``"class"`` (``text``
+    is ``digit``/``letter``/``upper``/``lower``/``alphanum`` and ``quantifier``
+    is a count ``k`` or ``"+"``) or ``"bare"`` (``text`` is ``num``/``symbol``).
+    """
+
+    kind: str
+    text: str
+    quantifier: int | str | None = None
+
+
+def parse_pattern(pattern: str) -> list[Element]:
+    """Parse a canonical pattern string into elements.
+
+    Raises
+    ------
+    ParameterError
+        If the string is not a canonical pattern (unknown class, missing
+        quantifier, dangling escape).
+    """
+    out: list[Element] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\":
+            if i + 1 >= n:
+                raise ParameterError(f"dangling escape at the end of pattern {pattern!r}")
+            out.append(Element("literal", pattern[i + 1]))
+            i += 2
+            continue
+        if ch != "<":
+            out.append(Element("literal", ch))
+            i += 1
+            continue
+        close = pattern.find(">", i)
+        if close < 0:
+            raise ParameterError(f"unclosed class at {i} in pattern {pattern!r}")
+        name = pattern[i + 1 : close]
+        i = close + 1
+        if name in _BARE_REGEX:
+            out.append(Element("bare", name))
+            continue
+        if name not in _CLASS_REGEX:
+            raise ParameterError(f"unknown class <{name}> in pattern {pattern!r}")
+        if i < n and pattern[i] == "+":
+            out.append(Element("class", name, "+"))
+            i += 1
+        elif i < n and pattern[i] == "{":
+            end = pattern.find("}", i)
+            count = pattern[i + 1 : end] if end > 0 else ""
+            if not count.isdigit() or int(count) < 1:
+                raise ParameterError(f"bad count after <{name}> in pattern {pattern!r}")
+            out.append(Element("class", name, int(count)))
+            i = end + 1
+        else:
+            raise ParameterError(f"<{name}> needs {{k}} or + in pattern {pattern!r}")
+    return out
+
+
+def _literal_regex(ch: str) -> str:
+    if ch in _ASCII_ALNUM or ch == " ":
+        return ch
+    if ch in _PUNCT:
+        return "\\" + ch
+    code = ord(ch)
+    if code < 0x20 or 0x7F <= code < 0xA0:
+        return f"\\x{code:02X}"
+    return ch
+
+
+def render_body(pattern: str) -> str:
+    """Regex for a canonical pattern string, without anchors."""
+    parts: list[str] = []
+    for el in parse_pattern(pattern):
+        if el.kind == "literal":
+            parts.append(_literal_regex(el.text))
+        elif el.kind == "bare":
+            parts.append(_BARE_REGEX[el.text])
+        else:
+            q = el.quantifier
+            parts.append(_CLASS_REGEX[el.text] + ("+" if q == "+" else "" if q == 1 else f"{{{q}}}"))
+    return "".join(parts)
+
+
+def pattern_regex(segments: list[tuple[str, bool]] | str) -> str:
+    """The fully anchored portable regex of a pattern.
+
+    Parameters
+    ----------
+    segments
+        A canonical pattern string, or a list of ``(pattern, optional)``
+        segments (a vertical cut); an optional segment may be absent as a whole.
+
+    Returns
+    -------
+    str
+        ``\\A(?:...)\\z``; full-match semantics in Python ``regex``, Java and RE2.
+    """
+    if isinstance(segments, str):
+        segments = [(segments, False)]
+    body = "".join(
+        f"(?:{render_body(p)})?" if optional else render_body(p) for p, optional in segments
+    )
+    return rf"\A(?:{body})\z"

@@ -1,0 +1,283 @@
+"""FMDV and its vertical/horizontal-cut variants (Song & He 2021, §2.3, §3, §4).
+
+* **FMDV** (Eq. 5-7): the pattern of H(C) = ∩_{v ∈ C} P(v) with the least
+  FPR_T, subject to FPR_T ≤ r and Cov_T ≥ m.  Needs every value to have the
+  same number of tokens, at most τ.
+* **FMDV-V** (Eq. 8-11): align the values' tokens (§3), then choose a
+  segmentation of the aligned columns, each segment at most τ tokens, and a
+  pattern per segment, minimising Σ FPR_T subject to Σ FPR_T ≤ r and
+  Cov_T ≥ m for every segment.  A segment some values have no tokens in is
+  optional as a whole (``(?:...)?``); a segment a value is only partly in
+  cannot be chosen.
+* **FMDV-H** (Eq. 12-16) and **FMDV-VH**: tolerate up to a fraction θ of
+  non-conforming values.  As in the paper, greedily: values are grouped by
+  their token signature (kinds and symbols) and the rarest groups are
+  discarded, one at a time, while at most θ of the values are discarded; the
+  first retained set (largest first) for which FMDV (resp. FMDV-V) is feasible
+  gives the answer.  Deciding FMDV-H exactly is NP-hard (Theorem 2).
+
+All candidate retained sets and all segments are searched together, so a
+query costs a handful of DuckDB lookups (see :mod:`.search`).  Everything
+here is pure computation over the index; no I/O besides the lookups.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from autovalidate.errors import ParameterError
+from autovalidate.index.reader import PatternIndex
+from autovalidate.patterns.enumeration import MAX_TAU
+from autovalidate.patterns.render import pattern_regex
+from autovalidate.patterns.tokens import Token, tokenize
+from autovalidate.solver.alignment import align, token_class
+from autovalidate.solver.dp import SegmentChoice, best_segmentation
+from autovalidate.solver.search import SegmentSpace, search
+
+__all__ = ["METHODS", "Solution", "SolverParams", "solve"]
+
+METHODS = ("fmdv", "fmdv-v", "fmdv-h", "fmdv-vh")
+#: Most retained sets an H variant tries (each drops one more rare group).
+MAX_VARIANTS = 8
+
+
+@dataclass(frozen=True)
+class SolverParams:
+    """Parameters of the FMDV family.
+
+    Attributes
+    ----------
+    max_fpr
+        r, the largest admissible FPR_T (Σ over segments for vertical cuts),
+        a fraction in [0, 1] (Eq. 6, 9, 14).
+    min_cov
+        m, the least admissible Cov_T of a pattern or segment (Eq. 7, 10, 15);
+        values below 1 act as 1, since a pattern the corpus never matched has
+        no FPR estimate.
+    theta
+        θ, the largest fraction of training values a horizontal cut may leave
+        non-conforming, in [0, 1) (Eq. 16).
+    tau
+        τ, the most tokens of a pattern (FMDV) or segment (vertical cuts); at
+        most the τ the index was built with.
+    """
+
+    max_fpr: float = 0.05
+    min_cov: int = 10
+    theta: float = 0.1
+    tau: int = 8
+    objective: str = "fpr"
+
+    def check(self, index: PatternIndex) -> None:
+        """Raise :class:`ParameterError` if a parameter is out of range for ``index``."""
+        if not 0.0 <= self.max_fpr <= 1.0:
+            raise ParameterError(f"r (max_fpr) must be in [0, 1], got {self.max_fpr}")
+        if self.min_cov < 0:
+            raise ParameterError(f"m (min_cov) must be at least 0, got {self.min_cov}")
+        if not 0.0 <= self.theta < 1.0:
+            raise ParameterError(f"theta must be in [0, 1), got {self.theta}")
+        if not 1 <= self.tau <= MAX_TAU:
+            raise ParameterError(f"tau must be in [1, {MAX_TAU}], got {self.tau}")
+        if self.tau > index.tau:
+            raise ParameterError(
+                f"tau={self.tau} exceeds the index's tau={index.tau}: the index holds no "
+                "longer patterns; rebuild it with a larger --tau"
+            )
+
+
+@dataclass(frozen=True)
+class Solution:
+    """What the solver chose for a column.
+
+    Attributes
+    ----------
+    method
+        One of :data:`METHODS`.
+    segments
+        The chosen segments in order (one, for FMDV and FMDV-H).
+    retained
+        Fraction of the training values kept by the horizontal cut (1 without).
+    lookups
+        DuckDB lookup queries issued.
+    candidates
+        Hypothesis patterns whose statistics were fetched.
+    """
+
+    method: str
+    segments: tuple[SegmentChoice, ...]
+    retained: float
+    lookups: int
+    candidates: int
+
+    @property
+    def pattern(self) -> str:
+        """The canonical pattern, segments concatenated (optional ones in ``(...)?``)."""
+        return "".join(
+            f"({s.hypothesis.pattern})?" if s.optional else s.hypothesis.pattern
+            for s in self.segments
+        )
+
+    @property
+    def regex(self) -> str:
+        """The fully anchored portable regex (see :mod:`autovalidate.patterns.render`)."""
+        return pattern_regex([(s.hypothesis.pattern, s.optional) for s in self.segments])
+
+    @property
+    def fpr(self) -> float:
+        """Σ FPR_T over the segments."""
+        return sum(s.hypothesis.fpr for s in self.segments)
+
+
+@dataclass
+class _Row:
+    value_tokens: tuple[Token, ...]
+    weight: int
+    signature: tuple[str, ...]
+
+
+@dataclass
+class _Variant:
+    rows: list[_Row]
+    retained: float
+    # filled by _plan
+    width: int = 0
+    segments: dict[tuple[int, int], tuple[SegmentSpace, bool]] = field(default_factory=dict)
+
+
+def solve(
+    values: Sequence[str],
+    index: PatternIndex,
+    *,
+    method: str = "fmdv-vh",
+    params: SolverParams | None = None,
+) -> Solution | None:
+    """Infer a validation pattern for a column (training values, nulls removed).
+
+    Parameters
+    ----------
+    values
+        The non-null training values, with repetitions.
+    index
+        The pattern index of the corpus.
+    method
+        ``"fmdv"``, ``"fmdv-v"``, ``"fmdv-h"`` or ``"fmdv-vh"``.
+    params
+        r, m, θ, τ; :class:`SolverParams` defaults if ``None``.
+
+    Returns
+    -------
+    Solution or None
+        ``None`` when no hypothesis is feasible (natural-language columns,
+        too little corpus evidence): no constraint rather than a weak one.
+
+    Raises
+    ------
+    ParameterError
+        If ``method`` is unknown or a parameter is out of range.
+
+    References
+    ----------
+    Song & He, SIGMOD 2021: Eq. (5)-(7), (8)-(11), (12)-(16).
+    """
+    if method not in METHODS:
+        raise ParameterError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
+    params = params or SolverParams()
+    params.check(index)
+    counts = Counter(values)
+    n = sum(counts.values())
+    if n == 0:
+        return None
+    rows = []
+    for value, weight in counts.items():
+        tokens = tokenize(value)
+        if not tokens:
+            continue  # the empty string has no tokens and no pattern but <all>
+        signature = tuple(token_class(t.kind, t.text) for t in tokens)
+        rows.append(_Row(tokens, weight, signature))
+    vertical = method in ("fmdv-v", "fmdv-vh")
+    horizontal = method in ("fmdv-h", "fmdv-vh")
+    variants = _variants(rows, n, params.theta if horizontal else 0.0)
+    spaces: list[SegmentSpace] = []
+    for variant in variants:
+        _plan(variant, vertical=vertical, tau=params.tau)
+        spaces.extend(space for space, _ in variant.segments.values())
+    lookups = search(spaces, index, min_cov=params.min_cov) if spaces else 0
+    candidates = sum(len(s.found) for s in spaces)
+    for variant in variants:
+        choices = {}
+        for (s, e), (space, optional) in variant.segments.items():
+            best = space.best(
+                max_fpr=params.max_fpr, min_cov=max(1, params.min_cov), objective=params.objective
+            )
+            if best is not None:
+                choices[(s, e)] = SegmentChoice(s, e, best, optional)
+        chosen = best_segmentation(variant.width, choices, max_fpr=params.max_fpr)
+        if chosen is not None:
+            return Solution(method, tuple(chosen), variant.retained, lookups, candidates)
+    return None
+
+
+def _variants(rows: list[_Row], n: int, theta: float) -> list[_Variant]:
+    """Retained sets of the horizontal cut, largest first: drop the rarest signature groups."""
+    groups: dict[tuple[str, ...], list[_Row]] = {}
+    for row in rows:
+        groups.setdefault(row.signature, []).append(row)
+    ordered = sorted(groups.items(), key=lambda kv: (-sum(r.weight for r in kv[1]), kv[0]))
+    variants = []
+    kept = [r for _, g in ordered for r in g]
+    total = sum(r.weight for r in kept)
+    for drop in range(len(ordered)):
+        retained = total / n
+        if 1.0 - retained > theta + 1e-12 or not kept or len(variants) == MAX_VARIANTS:
+            break
+        variants.append(_Variant(kept, retained))
+        dropped = ordered[len(ordered) - 1 - drop][1]
+        kept = [r for r in kept if r not in dropped]
+        total -= sum(r.weight for r in dropped)
+    return variants
+
+
+def _plan(variant: _Variant, *, vertical: bool, tau: int) -> None:
+    """The hypothesis spaces of a retained set: one per admissible segment."""
+    rows = variant.rows
+    if not vertical:
+        lengths = {len(r.value_tokens) for r in rows}
+        if len(lengths) != 1:
+            return
+        k = lengths.pop()
+        variant.width = k
+        if k > tau:
+            return
+        space = SegmentSpace.of(list({r.value_tokens for r in rows}))
+        if space is not None:
+            variant.segments[(0, k - 1)] = (space, False)
+        return
+    signatures = list(dict.fromkeys(r.signature for r in rows))
+    weights = Counter()
+    for r in rows:
+        weights[r.signature] += r.weight
+    alignment = align(signatures, [weights[s] for s in signatures])
+    position_of = dict(zip(signatures, alignment.positions))
+    variant.width = alignment.width
+    for s in range(alignment.width):
+        for e in range(s, min(alignment.width, s + tau)):
+            sub_rows: set[tuple[Token, ...]] = set()
+            absent = False
+            valid = True
+            for row in rows:
+                cols = position_of[row.signature][s : e + 1]
+                present = [c for c in cols if c is not None]
+                if not present:
+                    absent = True
+                elif len(present) != len(cols):
+                    valid = False
+                    break
+                else:
+                    sub_rows.add(row.value_tokens[present[0] : present[-1] + 1])
+            if not valid or not sub_rows:
+                continue
+            space = SegmentSpace.of(list(sub_rows))
+            if space is not None:
+                variant.segments[(s, e)] = (space, absent)
