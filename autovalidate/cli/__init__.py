@@ -5,12 +5,15 @@ Exit codes, for every command:
 * 0: the command succeeded and every check passed;
 * 1: validation ran and a check failed (or drift was found);
 * 2: usage or infrastructure error (bad arguments, missing file or column,
-  unreadable or incompatible index, engine failure).
+  empty column, unreadable or incompatible index, engine failure), reported
+  as one line on stderr.
 """
 
 from __future__ import annotations
 
 import typer
+
+from autovalidate.cli import index, suggest, validate
 
 app = typer.Typer(
     name="autovalidate",
@@ -19,6 +22,9 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+app.add_typer(index.app, name="index")
+app.command("suggest")(suggest.suggest)
+app.command("validate")(validate.validate)
 
 
 def main() -> None:

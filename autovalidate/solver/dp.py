@@ -8,8 +8,9 @@ substructure as two-way splits; the equivalent left-to-right form used here,
 best(j) = min_i best(i) + FPR(C[i, j-1]), visits each segment once.
 
 Ties (equal sums, common when many patterns have FPR_T = 0 in a small corpus)
-go to fewer segments, then to the larger total coverage: a pattern the corpus
-has seen as a whole is better evidence than a concatenation of parts.
+go to fewer segments (a pattern the corpus has seen as a whole is better
+evidence than a concatenation of parts), then to the smaller total coverage
+(the more specific patterns, as for a single segment).
 """
 
 from __future__ import annotations
@@ -41,11 +42,11 @@ class SegmentChoice:
 
 
 def segmentation_key(segments: list[SegmentChoice]) -> tuple[float, int, int]:
-    """Order of preference of segmentations: (Σ FPR_T, number of segments, -Σ Cov_T)."""
+    """Order of preference of segmentations: (Σ FPR_T, number of segments, Σ Cov_T)."""
     return (
         round(sum(s.hypothesis.fpr for s in segments), _ROUND),
         len(segments),
-        -sum(s.hypothesis.cov for s in segments),
+        sum(s.hypothesis.cov for s in segments),
     )
 
 

@@ -130,10 +130,15 @@ class SegmentSpace:
     def best(self, *, max_fpr: float, min_cov: int, objective: str = "fpr") -> Hypothesis | None:
         """The best feasible pattern (FPR_T ≤ r, Cov_T ≥ m).
 
-        ``objective="fpr"`` (FMDV, Eq. 5): the least FPR_T, ties to the larger
-        Cov_T.  ``objective="coverage"`` (the paper's CMDV alternative, §2.3):
-        the least Cov_T, i.e. the most specific feasible pattern, ties to the
-        more specific in the hierarchy (higher level sum), then the smaller FPR_T.
+        ``objective="fpr"`` (FMDV, Eq. 5): the least FPR_T.  The paper leaves
+        ties open; they are common (FPR_T = 0 for a pattern and its
+        generalizations alike) and go to the more specific pattern (smaller
+        Cov_T, then deeper in the hierarchy): when the corpus shows no more risk
+        for it, a narrower pattern catches more errors.
+
+        ``objective="coverage"`` (the paper's CMDV alternative, §2.3): the least
+        Cov_T, i.e. the most specific feasible pattern, ties to the deeper
+        pattern, then the smaller FPR_T.
         """
         feasible = [
             Hypothesis(p, st.fpr, st.cov)
@@ -144,7 +149,7 @@ class SegmentSpace:
             return None
         if objective == "coverage":
             return min(feasible, key=lambda h: (h.cov, -self.level[h.pattern], h.fpr, h.pattern))
-        return min(feasible, key=lambda h: (h.fpr, -h.cov, h.pattern))
+        return min(feasible, key=lambda h: (h.fpr, h.cov, -self.level[h.pattern], h.pattern))
 
 
 def search(spaces: Sequence[SegmentSpace], index: PatternIndex, *, min_cov: int) -> int:

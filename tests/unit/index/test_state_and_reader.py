@@ -1,0 +1,78 @@
+import json
+
+import pytest
+
+from autovalidate.errors import IndexNotFoundError, IndexSchemaError, IndexVersionError
+from autovalidate.index.reader import PatternIndex
+from autovalidate.index.schema import METADATA_FILE, pattern_id
+from autovalidate.index.state import IndexAccumulator, write_local_index
+
+H5 = "<digit>+:<digit>{2}:<digit>{2} <letter>{2}"
+
+
+def test_paper_example8_fpr_aggregation(tmp_path):
+    # 5000 columns match h5; 4800 have FPR_D = 0 and 200 have FPR_D = 1%: FPR_T = 0.04%.
+    # (Scaled down 100x: 48 pure columns, 2 with one non-matching value in 100.)
+    pure = ["10:02:20 AM"] * 100
+    dirty = ["10:02:20 AM"] * 99 + ["n/a"]
+    out = tmp_path / "idx"
+    write_local_index([pure] * 48 + [dirty] * 2, out, budget=10**6, ladder=(0.0,))
+    with PatternIndex.open(out) as idx:
+        stats = idx.lookup([H5])[H5]
+    assert stats.cov == 50
+    assert stats.fpr == pytest.approx(0.0004)
+
+
+def test_accumulators_merge_like_one():
+    cols = [["a-1", "b-2"], ["A-1", "x"], ["12", "1.5", None], ["a-1"] * 3]
+    one = IndexAccumulator()
+    for c in cols:
+        one.add_column(c)
+    left, right = IndexAccumulator(), IndexAccumulator()
+    for c in cols[:2]:
+        left.add_column(c)
+    for c in cols[2:]:
+        right.add_column(c)
+    merged = right.merge(left)  # order does not matter
+    assert merged.sums.keys() == one.sums.keys()
+    for p, (imp, cov) in one.sums.items():
+        assert merged.sums[p][1] == cov and merged.sums[p][0] == pytest.approx(imp)
+    assert merged.stats() == one.stats()
+
+
+def test_lookup_ignores_unknown_and_checks_strings(tmp_path):
+    out = tmp_path / "idx"
+    write_local_index([["ab", "cd"], ["AB"]], out)
+    with PatternIndex.open(out) as idx:
+        found = idx.lookup(["<lower>{2}", "<lower>{2}", "nope", "<letter>{2}"])
+        assert set(found) == {"<lower>{2}", "<letter>{2}"}
+        assert found["<letter>{2}"].cov == 2
+        assert idx.size() > 0 and idx.tau == 8
+    assert pattern_id("<lower>{2}") == pattern_id("<lower>{2}") != pattern_id("<upper>{2}")
+
+
+def test_missing_partial_and_incompatible_indexes_are_refused(tmp_path):
+    with pytest.raises(IndexNotFoundError):
+        PatternIndex.open(tmp_path / "nothing")
+    partial = tmp_path / "partial"
+    (partial / "patterns").mkdir(parents=True)  # a killed build: files but no metadata
+    with pytest.raises(IndexNotFoundError):
+        PatternIndex.open(partial)
+    out = tmp_path / "idx"
+    write_local_index([["ab"]], out)
+    meta = json.loads((out / METADATA_FILE).read_text())
+    (out / METADATA_FILE).write_text(json.dumps({**meta, "hierarchy_version": 999}))
+    with pytest.raises(IndexVersionError):
+        PatternIndex.open(out)
+    (out / METADATA_FILE).write_text("{not json")
+    with pytest.raises(IndexSchemaError):
+        PatternIndex.open(out)
+
+
+def test_local_writer_refuses_to_overwrite(tmp_path):
+    from autovalidate.errors import IndexBuildError
+
+    out = tmp_path / "idx"
+    write_local_index([["ab"]], out)
+    with pytest.raises(IndexBuildError):
+        write_local_index([["ab"]], out)

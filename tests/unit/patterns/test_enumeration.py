@@ -1,0 +1,79 @@
+import pytest
+import regex
+
+from autovalidate.errors import ParameterError
+from autovalidate.patterns.enumeration import column_patterns
+from autovalidate.patterns.render import pattern_regex
+
+# Fig. 6 / Examples 2, 4 and 6 of the paper: a data column D of 12 time strings,
+# the last 8 with two-digit hours and the last 2 in the afternoon.
+FIG6_D = ["9:01:02 AM"] * 4 + ["10:02:20 AM"] * 6 + ["11:02:03 PM"] * 2
+H1 = "<digit>+:<digit>{2}:<digit>{2} AM"  # misses the PM values
+H2 = "<digit>{1}:<digit>{2}:<digit>{2} <letter>{2}"  # single-digit hours only
+H5 = "<digit>+:<digit>{2}:<digit>{2} <letter>{2}"  # the domain
+
+
+EXACT = {"budget": 10**6, "ladder": (0.0,)}
+
+
+def test_paper_example4_impurities():
+    cp = column_patterns(FIG6_D, **EXACT)
+    assert cp.min_coverage == 0.0 and cp.n_values == 12
+    assert cp.impurity(H1) == pytest.approx(2 / 12)
+    assert cp.impurity(H2) == pytest.approx(8 / 12)
+    assert cp.impurity(H5) == 0.0
+
+
+def test_regex_matches_every_value_a_pattern_claims():
+    values = ["A-1", "A-12", "B-7", "b-7", "A-1", None, "x", "1.5", "-3", "A-1-2"]
+    cp = column_patterns(values, **EXACT)
+    assert cp.n_values == 9 and cp.min_coverage == 0.0
+    kept = [v for v in values if v is not None]
+    for pattern, count in cp.counts.items():
+        rx = regex.compile(pattern_regex(pattern))
+        assert sum(1 for v in kept if rx.fullmatch(v)) >= count, pattern
+    # the regex may accept more than the token slots: "1.5" is one number token,
+    # yet <alphanum>{1}<symbol><digit>{1} reads it as three characters
+    assert cp.counts["<alphanum>{1}<symbol><digit>{1}"] == 4
+    rx = regex.compile(pattern_regex("<alphanum>{1}<symbol><digit>{1}"))
+    assert rx.fullmatch("1.5")
+
+
+def test_a_wide_value_alone_can_exceed_the_budget():
+    # one 7-token time string has 6*2*6*2*6*2*7 = 24,192 patterns
+    cp = column_patterns(FIG6_D, budget=5000)
+    assert cp.min_coverage is not None and cp.min_coverage > 0.0
+    assert H5 in cp.counts and H2 not in cp.counts
+
+
+def test_values_wider_than_tau_generate_nothing_but_count():
+    cp = column_patterns(["1-2-3-4", "1"], tau=3)
+    assert cp.n_values == 2
+    assert cp.counts["<digit>{1}"] == 1
+    assert not any(p.count("-") for p in cp.counts)
+    assert column_patterns(["1-2-3-4"], tau=3).skipped == "wide"
+
+
+def test_budget_raises_the_coverage_threshold():
+    values = [f"{a} {b}" for a in ["ab", "ABC", "Abcd", "x1"] for b in ["zz", "Q", "12", "3.5"]]
+    exact = column_patterns(values, budget=10**6)
+    assert exact.min_coverage == 0.0
+    small = column_patterns(values, budget=20)
+    assert small.min_coverage is not None and small.min_coverage > 0
+    assert len(small.counts) <= 20
+    # what is kept is exact for the kept patterns, and covers the threshold
+    for p, c in small.counts.items():
+        assert c == exact.counts[p]
+        assert c >= small.min_coverage * small.n_values
+    assert column_patterns(values, budget=1, ladder=(0.0,)).skipped == "over-budget"
+
+
+def test_nulls_and_empty_columns():
+    assert column_patterns([None, None]).skipped == "empty"
+    assert column_patterns([]).n_values == 0
+
+
+@pytest.mark.parametrize("kw", [{"tau": 0}, {"tau": 14}, {"budget": 0}, {"ladder": (0.5, 0.1)}, {"ladder": (2.0,)}])
+def test_parameters_are_checked(kw):
+    with pytest.raises(ParameterError):
+        column_patterns(["a"], **kw)

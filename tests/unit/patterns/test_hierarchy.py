@@ -1,0 +1,68 @@
+import regex
+
+from autovalidate.patterns.hierarchy import escape_literal, generalizations, options
+from autovalidate.patterns.render import pattern_regex
+from autovalidate.patterns.tokens import Token, tokenize
+
+
+def patterns_of(value: str) -> set[str]:
+    import itertools
+
+    return {"".join(p) for p in itertools.product(*(options(t) for t in tokenize(value)))}
+
+
+def test_paper_fig5_patterns_of_9_07():
+    # §2.1: P("9:07") contains these (the paper's <digit> is our <digit>{1})
+    p = patterns_of("9:07")
+    for expected in [
+        "<digit>{1}:<digit>{2}",
+        "<digit>+:<digit>{2}",
+        "<digit>{1}:<digit>+",
+        "<num>:<digit>+",
+        "9:<digit>{2}",
+    ]:
+        assert expected in p
+    assert "<all>" not in p and ".*" not in p
+
+
+def test_paper_fig5_seven_generalizations_of_a_digit():
+    # Const("9"), <digit>{1}, <digit>+, <num>, <alphanum>{1}, <alphanum>+ (and <all> excluded)
+    assert set(options(Token("D", "9"))) == {
+        "9", "<digit>{1}", "<digit>+", "<num>", "<alphanum>{1}", "<alphanum>+",
+    }
+
+
+def test_case_classes_for_upper_and_lower_only():
+    assert "<upper>{2}" in options(Token("L", "PM"))
+    assert "<lower>{2}" in options(Token("L", "pm"))
+    mixed = options(Token("L", "Pm"))
+    assert not any("upper" in o or "lower" in o for o in mixed)
+
+
+def test_arrows_are_graded_and_options_match_their_token():
+    for value in ["2019", "PM", "Mar", "4f89", "-12.50", "/", "中文", "a<b{c+"]:
+        for tok in tokenize(value):
+            g = generalizations(tok)
+            for o in g.options:
+                assert regex.fullmatch(pattern_regex(o), tok.text), (tok, o)
+                for parent in g.parents[o]:
+                    assert g.level[parent] == g.level[o] - 1
+
+
+def test_parent_is_a_superset_on_sample_strings():
+    samples = ["12", "2019", "ab", "AB", "Ab", "a1", "1a2", "-3", "1.5", "x", "-", "é", "ÉÉ"]
+    for value in ["12", "AB", "ab", "a1", "1.5", "-"]:
+        g = generalizations(tokenize(value)[0])
+        for o in g.options:
+            child = regex.compile(pattern_regex(o))
+            for parent in g.parents[o]:
+                par = regex.compile(pattern_regex(parent))
+                for s in samples:
+                    if child.fullmatch(s):
+                        assert par.fullmatch(s), (o, parent, s)
+
+
+def test_escaping_keeps_literals_apart_from_classes():
+    assert escape_literal("<digit>{2}+\\") == "\\<digit>\\{2}\\+\\\\"
+    rx = pattern_regex(escape_literal("<num>"))
+    assert regex.fullmatch(rx, "<num>") and not regex.fullmatch(rx, "12")

@@ -1,0 +1,72 @@
+import pytest
+import regex
+
+from autovalidate.errors import ParameterError
+from autovalidate.solver.fmdv import SolverParams, solve
+
+LOOSE = SolverParams(max_fpr=0.2, min_cov=5, theta=0.1, tau=8)
+
+
+def test_fmdv_generalizes_dates_from_the_corpus(small_index):
+    # Fig. 2(a)-like: the training values are all from one month, the pattern is not
+    train = ["03/01/2019", "03/02/2019", "03/15/2019", "03/30/2019"]
+    s = solve(train, small_index, method="fmdv", params=LOOSE)
+    assert s is not None
+    assert "03" not in s.pattern and "2019" not in s.pattern
+    assert regex.fullmatch(s.regex, "04/01/2020")
+    assert not regex.fullmatch(s.regex, "2020-04-01")
+
+
+def test_fmdv_rejects_a_narrow_pattern_with_corpus_impurity(small_index):
+    # two-digit values only, but the corpus has columns mixing 2 and 3 digits
+    s = solve(["12", "45", "78", "33"], small_index, method="fmdv", params=LOOSE)
+    assert s is None or s.pattern != "<digit>{2}"
+
+
+def test_paper_fig8_composite_column_needs_vertical_cuts(small_index):
+    # Fig. 8: "[0.1|02/18/2015 00:00:00||OnBooking]": 18 tokens here, wider than tau
+    train = [
+        f"[0.{d}|02/1{d}/2015 0{d}:00:00||{w}]"
+        for d, w in zip(range(1, 9), ["OnBooking", "Cancelled", "Closed", "Open"] * 2)
+    ]
+    assert solve(train, small_index, method="fmdv", params=LOOSE) is None
+    s = solve(train, small_index, method="fmdv-v", params=LOOSE)
+    assert s is not None and len(s.segments) > 1
+    for v in train:
+        assert regex.fullmatch(s.regex, v)
+    assert not regex.fullmatch(s.regex, "[0.1|02/18/2015||OnBooking]")
+
+
+def test_paper_fig9_special_values_need_horizontal_cuts(small_index):
+    # §4 Example 1: 99% "<digit>+,<digit>+,<digit>+" and a "-" special value
+    train = [f"{i % 97},{(i * 7) % 89},{(i * 3) % 71}" for i in range(99)] + ["-"]
+    assert solve(train, small_index, method="fmdv", params=LOOSE) is None
+    s = solve(train, small_index, method="fmdv-h", params=LOOSE)
+    assert s is not None and s.retained == pytest.approx(0.99)
+    assert regex.fullmatch(s.regex, "5,6,7") and not regex.fullmatch(s.regex, "-")
+    # theta = 0 tolerates nothing
+    strict = SolverParams(max_fpr=0.2, min_cov=5, theta=0.0)
+    assert solve(train, small_index, method="fmdv-h", params=strict) is None
+
+
+def test_optional_segment_from_alignment(small_index):
+    train = ["12:30:45", "01:02:03", "10:11"] * 3
+    s = solve(train, small_index, method="fmdv-v", params=SolverParams(max_fpr=1.0, min_cov=1))
+    if s is not None:  # the corpus may lack evidence for the short form
+        for v in train:
+            assert regex.fullmatch(s.regex, v)
+        assert not regex.fullmatch(s.regex, "")
+
+
+def test_no_match_anything_for_natural_language(small_index):
+    train = ["the quick brown fox", "jumps", "over the lazy dog", "and runs away quickly"]
+    assert solve(train, small_index, method="fmdv-vh", params=LOOSE) is None
+
+
+def test_parameters_are_checked(small_index):
+    with pytest.raises(ParameterError):
+        solve(["a"], small_index, method="bogus")
+    with pytest.raises(ParameterError):
+        solve(["a"], small_index, params=SolverParams(tau=9))  # index was built with tau 8
+    with pytest.raises(ParameterError):
+        solve(["a"], small_index, params=SolverParams(theta=1.0))
