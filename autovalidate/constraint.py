@@ -26,7 +26,7 @@ import regex
 
 from autovalidate.drift import TESTS, DriftTest, drift_test
 from autovalidate.errors import ColumnNotFoundError, ConstraintFormatError, DataError
-from autovalidate.io import is_null, is_value_sequence, quote_identifier, to_relation
+from autovalidate.io import column_values, is_value_sequence, quote_identifier, to_relation
 
 __all__ = ["CONSTRAINT_KIND", "PatternConstraint", "PatternValidationResult"]
 
@@ -238,7 +238,7 @@ class PatternConstraint:
             If the data cannot be read.
         """
         if is_value_sequence(data):
-            values = [v if isinstance(v, str) else str(v) for v in data if not is_null(v)]
+            values = [v for v in column_values(data) if v is not None]
             bad = self.nonconforming(values)
             return self.evaluate_counts(len(bad), len(values), examples=bad[:examples], column=column)
         column = column if column is not None else self.column
@@ -256,9 +256,9 @@ class PatternConstraint:
             col = f"CAST({quote_identifier(column)} AS VARCHAR)"
             literal = "'" + self.regex.replace("'", "''") + "'"
             bad = f"{col} IS NOT NULL AND NOT regexp_full_match({col}, {literal})"
-            n_values, n_bad = rel.aggregate(
+            ((n_values, n_bad),) = rel.aggregate(
                 f"count({col}), count(*) FILTER (WHERE {bad})"
-            ).fetchone()
+            ).fetchall()
             sample = [r[0] for r in rel.filter(bad).select(col).limit(examples).fetchall()]
         except duckdb.Error as exc:
             raise DataError(f"cannot validate column {column!r}: {exc}") from exc

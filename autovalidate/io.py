@@ -4,7 +4,8 @@ One place turns whatever a user hands us into a DuckDB relation, so that the
 pattern validation, the Deequ DuckDB engine and the CLI read data the same way:
 
 * CSV/TSV files are read by DuckDB's ``read_csv`` (dialect sniffed, header
-  required); an empty cell is a null.  With ``all_varchar=True`` every column
+  required); an empty cell is a null, and a short row is padded with nulls
+  (a row with extra fields adds columns), so a ragged file keeps its header.  With ``all_varchar=True`` every column
   is read as text exactly as written (``007`` stays ``007``), which is what
   pattern inference and validation need.
 * Parquet files (or globs, or directories of them) are read by ``read_parquet``.
@@ -123,7 +124,7 @@ def to_relation(
         fmt = file_format(text)
         try:
             if fmt == "csv":
-                return con.read_csv(text, header=True, all_varchar=all_varchar)
+                return con.read_csv(text, header=True, all_varchar=all_varchar, null_padding=True)
             return con.read_parquet(_parquet_glob(text))
         except duckdb.Error as exc:
             raise DataSourceError(text, f"cannot read {fmt}: {exc}") from exc
@@ -171,6 +172,8 @@ def column_values(
         As :func:`to_relation`.
     """
     if is_value_sequence(data):
+        if hasattr(data, "to_pylist"):  # pyarrow arrays iterate as scalars
+            data = data.to_pylist()
         return [None if is_null(v) else (v if isinstance(v, str) else str(v)) for v in data]
     own = con is None
     con = con or duckdb.connect()

@@ -32,6 +32,19 @@ def lake_mini() -> Path:
 
 
 @pytest.fixture(scope="session")
+def mini_index(spark, lake_mini, tmp_path_factory) -> Path:
+    """The lake-mini index, built once per run through the CLI (``autovalidate index build``)."""
+    from typer.testing import CliRunner
+
+    from autovalidate.cli import app
+
+    out = tmp_path_factory.mktemp("mini") / "index"
+    result = CliRunner().invoke(app, ["index", "build", "--lake", str(lake_mini), "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.fixture(scope="session")
 def dirty_clean() -> Path:
     if not DIRTY_CLEAN.exists():
         pytest.fail(f"{DIRTY_CLEAN} is missing: the tests need ../shared beside the repository")

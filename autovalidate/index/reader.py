@@ -94,7 +94,7 @@ class PatternIndex:
             raise IndexSchemaError(str(root), f"no Parquet files under {PATTERNS_DIR}/")
         con = duckdb.connect()
         if threads is not None:
-            con.execute(f"SET threads = {int(threads)}")
+            con.execute(f"SET threads = {int(threads)}").fetchall()
         source = f"read_parquet({[str(f) for f in files]!r})"
         try:
             described = dict(
@@ -107,7 +107,7 @@ class PatternIndex:
                 f"CAST({c} AS {t}) AS {c}" for c, t in PATTERN_COLUMNS.items() if c != "imp_sum"
             )
             kind = "TABLE" if in_memory else "VIEW"
-            con.execute(f"CREATE {kind} patterns AS SELECT {columns} FROM {source}")
+            con.execute(f"CREATE {kind} patterns AS SELECT {columns} FROM {source}").fetchall()
         except duckdb.Error as exc:
             con.close()
             raise IndexSchemaError(str(root), f"cannot read pattern files: {exc}") from exc
@@ -155,7 +155,7 @@ class PatternIndex:
     def size(self) -> int:
         """Number of patterns in the index."""
         with self._lock:
-            return int(self._con.execute("SELECT count(*) FROM patterns").fetchone()[0])
+            return int(self._con.execute("SELECT count(*) FROM patterns").fetchall()[0][0])
 
     def close(self) -> None:
         """Release the DuckDB connection."""

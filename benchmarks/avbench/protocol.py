@@ -195,7 +195,7 @@ def count_rules(cases: Sequence[Case], rules: Iterable[Rule]) -> dict[tuple, Cou
     n = len(cases)
     con = duckdb.connect()
     con.register("vals_arrow", _values_table(cases))
-    con.execute("CREATE TABLE vals AS SELECT * FROM vals_arrow")
+    con.execute("CREATE TABLE vals AS SELECT * FROM vals_arrow").fetchall()
     totals = con.execute(
         "SELECT col, count(*), count(*) FILTER (WHERE is_test) FROM vals GROUP BY col"
     ).fetchall()

@@ -1,0 +1,126 @@
+"""The offline Spark job on real data, with a real local Spark session."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import pyarrow.parquet as pq
+import pytest
+
+from autovalidate.errors import IndexBuildError, IndexNotFoundError
+from autovalidate.index.reader import PatternIndex
+from autovalidate.index.state import write_local_index
+from index_jobs.build_index import build_index
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.spark
+
+
+@pytest.fixture(scope="module")
+def small_lake(tmp_path_factory, lake_mini) -> Path:
+    """The first 150 columns of lake-mini as a lake of two files."""
+    out = tmp_path_factory.mktemp("lake")
+    table = pq.read_table(next(lake_mini.glob("*.parquet")))
+    pq.write_table(table.slice(0, 80), out / "a-000.parquet")
+    pq.write_table(table.slice(80, 70), out / "b-000.parquet")
+    (out / "_SOURCES.md").write_text("not parquet: skipped by the job\n")
+    return out
+
+
+def test_lake_mini_index(mini_index):
+    with PatternIndex.open(mini_index) as idx:
+        meta = idx.metadata
+        assert meta.corpus["columns"] == 1821
+        assert meta.tau == 8 and meta.build["engine"] == "spark"
+        assert meta.patterns == idx.size() > 10_000
+        assert sum(v for k, v in meta.build["rungs"].items()) == meta.corpus["columns"]
+        stats = idx.lookup(["<num>", "<upper>{2}"])
+        assert stats["<num>"].cov > 500 and 0.0 <= stats["<num>"].fpr <= 1.0
+    assert not list(mini_index.parent.glob(".*tmp-*"))
+
+
+def test_spark_and_local_builds_agree(spark, small_lake, tmp_path):
+    spark_out, local_out = tmp_path / "spark", tmp_path / "local"
+    events = []
+    build_index(spark, str(small_lake), str(spark_out), partitions=3, progress=events.append)
+    assert events and events[-1].phase == "done"
+    columns = []
+    for f in sorted(small_lake.glob("*.parquet")):
+        columns += pq.read_table(f, columns=["values"]).column(0).to_pylist()
+    write_local_index(columns, local_out)
+    con = duckdb.connect()
+    q = "SELECT pattern, cov, round(imp_sum, 9) FROM read_parquet('{}/patterns/*.parquet') ORDER BY pattern"
+    assert con.execute(q.format(spark_out)).fetchall() == con.execute(q.format(local_out)).fetchall()
+
+
+def test_existing_index_is_kept_or_replaced_whole(spark, small_lake, tmp_path):
+    out = tmp_path / "idx"
+    build_index(spark, str(small_lake), str(out), partitions=2, tau=4)
+    with pytest.raises(IndexBuildError):
+        build_index(spark, str(small_lake), str(out), partitions=2)
+    assert PatternIndex.open(out).tau == 4
+    build_index(spark, str(small_lake), str(out), partitions=2, overwrite=True)
+    assert PatternIndex.open(out).tau == 8
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["idx"]
+
+
+def test_a_failing_build_publishes_nothing(spark, tmp_path):
+    lake = tmp_path / "lake"
+    lake.mkdir()
+    pq.write_table(pq.read_table(next(Path(ROOT.parent / "shared/lake-mini").glob("*.parquet"))).select(["source"]).slice(0, 5), lake / "x.parquet")
+    with pytest.raises(IndexBuildError):
+        build_index(spark, str(lake), str(tmp_path / "idx"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["lake"]
+    with pytest.raises(IndexBuildError):
+        build_index(spark, str(tmp_path / "missing"), str(tmp_path / "idx"))
+
+
+def _spark_submit() -> str:
+    import pyspark
+
+    return str(Path(pyspark.__file__).parent / "bin" / "spark-submit")
+
+
+def test_spark_submit_and_a_killed_job(lake_mini, tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYSPARK_PYTHON": sys.executable}
+    job = str(ROOT / "index_jobs" / "build_index.py")
+    # 1. a job killed mid-run leaves nothing a reader accepts
+    killed = tmp_path / "killed"
+    proc = subprocess.Popen(
+        [_spark_submit(), "--master", "local[2]", job, "--lake", str(lake_mini), "--out", str(killed)],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+    deadline = time.time() + 120
+    while time.time() < deadline and not list(tmp_path.glob(".killed.tmp-*")):
+        time.sleep(0.2)
+    assert list(tmp_path.glob(".killed.tmp-*")), "the job never started writing"
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert not killed.exists()
+    for staging in tmp_path.glob(".killed.tmp-*"):
+        with pytest.raises(IndexNotFoundError):
+            PatternIndex.open(staging)
+        shutil.rmtree(staging)
+    # 2. the same entry point run to the end with spark-submit
+    done = tmp_path / "done"
+    result = subprocess.run(
+        [_spark_submit(), "--master", "local[2]", job, "--lake", str(lake_mini), "--out", str(done), "--tau", "6"],
+        env=env, capture_output=True, text=True, timeout=600,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "enumerate patterns" in result.stderr or "stage" in result.stderr  # progress lines
+    assert PatternIndex.open(done).tau == 6
+    again = subprocess.run(
+        [_spark_submit(), "--master", "local[1]", job, "--lake", str(lake_mini), "--out", str(done)],
+        env=env, capture_output=True, text=True, timeout=600,
+    )
+    errors = [line for line in again.stderr.splitlines() if line.startswith("error:")]
+    assert again.returncode == 2, again.stderr[-3000:]
+    assert errors and "already exists" in errors[0], again.stderr[-3000:]

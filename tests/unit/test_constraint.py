@@ -1,0 +1,120 @@
+import json
+
+import duckdb
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+from autovalidate import PatternConstraint, suggest_pattern
+from autovalidate.errors import ColumnNotFoundError, ConstraintFormatError, EmptyColumnError
+from autovalidate.suite import load_suite, suite_to_json
+
+
+def make(test="fisher", train_n=100, train_bad=2) -> PatternConstraint:
+    return PatternConstraint(
+        regex=r"\A(?:[0-9]{2}\-\p{Lu}{2})\z",
+        pattern="<digit>{2}-<upper>{2}",
+        segments=({"pattern": "<digit>{2}-<upper>{2}", "regex": "", "fpr": 0.0, "cov": 9, "optional": False},),
+        fpr=0.0,
+        method="fmdv-vh",
+        test=test,
+        alpha=0.01,
+        train_n=train_n,
+        train_nonconforming=train_bad,
+        column="code",
+    )
+
+
+def test_counts_ignore_nulls_and_report_examples():
+    c = make()
+    res = c.validate(["12-AB", None, "1-AB", "99-ZZ", float("nan"), "xx"])
+    assert (res.n_values, res.n_nonconforming) == (4, 2)
+    assert res.examples == ("1-AB", "xx")
+    assert res.nonconforming_fraction == 0.5 and not res.passed
+
+
+def test_same_counts_on_every_local_data_type(tmp_path):
+    c = make()
+    values = ["12-AB", "1-AB", None, "99-ZZ", "12-ab"] * 20
+    df = pd.DataFrame({"code": values, "other": range(100)})
+    csv = tmp_path / "b.csv"
+    df.to_csv(csv, index=False)
+    parquet = tmp_path / "b.parquet"
+    df.to_parquet(parquet)
+    con = duckdb.connect()
+    results = [
+        c.validate(values),
+        c.validate(pd.Series(values)),
+        c.validate(pa.array(values)),
+        c.validate(df),
+        c.validate(pa.Table.from_pandas(df)),
+        c.validate(str(csv)),
+        c.validate(parquet),
+        c.validate(con.from_df(df), con=con),
+    ]
+    assert {(r.n_values, r.n_nonconforming) for r in results} == {(80, 40)}
+
+
+def test_csv_values_are_read_as_written(tmp_path):
+    # "007" must stay "007" (no type sniffing) for pattern checks
+    csv = tmp_path / "z.csv"
+    csv.write_text("zip\n007\n012\n123\n")
+    c = PatternConstraint(r"\A(?:[0-9]{3})\z", "<digit>{3}", (), 0.0, "fmdv", "strict", 0.01, 3, 0, "zip")
+    assert c.validate(csv).passed
+
+
+def test_strict_and_fisher_decisions():
+    strict = make(test="strict", train_bad=0)
+    assert not strict.evaluate_counts(1, 1000).passed
+    tolerant = make(test="fisher", train_n=100, train_bad=2)
+    assert tolerant.evaluate_counts(25, 1000).passed  # 2.5% vs 2%
+    assert not tolerant.evaluate_counts(300, 1000).passed
+
+
+def test_missing_column(tmp_path):
+    with pytest.raises(ColumnNotFoundError) as exc:
+        make().validate(pd.DataFrame({"x": ["1"]}))
+    assert "code" in str(exc.value) and "x" in str(exc.value)
+
+
+def test_json_round_trip_and_suites(tmp_path):
+    c = make()
+    assert PatternConstraint.from_dict(json.loads(c.to_json())) == c
+    path = tmp_path / "suite.json"
+    path.write_text(suite_to_json([c, make(test="chi2")]))
+    loaded = load_suite(path)
+    assert loaded[0] == c and loaded[1].test == "chi2"
+    single = tmp_path / "one.json"
+    single.write_text(c.to_json())
+    assert load_suite(single) == [c]
+
+
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        lambda d: d.update(kind="other"),
+        lambda d: d.update(version=99),
+        lambda d: d.update(test="bogus"),
+        lambda d: d.update(regex="(unclosed"),
+        lambda d: d.update(train_nonconforming=5, train_n=1),
+        lambda d: d.update(unexpected=1),
+    ],
+)
+def test_malformed_constraints(mutate):
+    d = make().to_dict()
+    mutate(d)
+    with pytest.raises(ConstraintFormatError):
+        PatternConstraint.from_dict(d)
+
+
+def test_suggest_records_training_nonconformity(small_index):
+    train = [f"{i % 97},{(i * 7) % 89},{(i * 3) % 71}" for i in range(99)] + ["-"]
+    c = suggest_pattern(train, small_index, method="fmdv-h", r=0.2, m=5, column="triples")
+    assert c is not None and c.train_n == 100 and c.train_nonconforming == 1
+    assert c.test == "fisher" and c.column == "triples"
+    assert c.validate(train).passed
+
+
+def test_suggest_refuses_empty_columns(small_index):
+    with pytest.raises(EmptyColumnError):
+        suggest_pattern([None, None], small_index)
