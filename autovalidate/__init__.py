@@ -28,29 +28,27 @@ from autovalidate.spark import validate_spark
 
 __version__ = "0.1.0"
 
-__all__ = sorted(
-    [
-        "AutovalidateError",
-        "ColumnNotFoundError",
-        "ConstraintFormatError",
-        "DataError",
-        "DataSourceError",
-        "DriftTest",
-        "EmptyColumnError",
-        "EngineError",
-        "IndexBuildError",
-        "IndexNotFoundError",
-        "IndexSchemaError",
-        "IndexVersionError",
-        "ParameterError",
-        "PatternConstraint",
-        "PatternIndex",
-        "PatternIndexError",
-        "PatternStats",
-        "PatternValidationResult",
-        "__version__",
-        "drift_test",
-        "suggest_pattern",
-        "validate_spark",
-    ]
-)
+__all__ = [
+    "AutovalidateError",
+    "ColumnNotFoundError",
+    "ConstraintFormatError",
+    "DataError",
+    "DataSourceError",
+    "DriftTest",
+    "EmptyColumnError",
+    "EngineError",
+    "IndexBuildError",
+    "IndexNotFoundError",
+    "IndexSchemaError",
+    "IndexVersionError",
+    "ParameterError",
+    "PatternConstraint",
+    "PatternIndex",
+    "PatternIndexError",
+    "PatternStats",
+    "PatternValidationResult",
+    "__version__",
+    "drift_test",
+    "suggest_pattern",
+    "validate_spark",
+]

@@ -1,4 +1,4 @@
-"""Pattern constraints: an inferred regex with its training counts and drift test (Song & He 2021, §4).
+"""Pattern constraints: an inferred regex, its training counts and drift test (Song & He, §4).
 
 A :class:`PatternConstraint` is what :func:`autovalidate.suggest_pattern`
 returns and what ``autovalidate suggest --out`` writes as JSON.  Validating a
@@ -82,12 +82,12 @@ class PatternValidationResult:
 
 @dataclass(frozen=True)
 class PatternConstraint:
-    """A validation pattern inferred for a column, with what is needed to test new batches.
+    r"""A validation pattern inferred for a column, with what is needed to test new batches.
 
     Attributes
     ----------
     regex
-        Fully anchored (``\\A(?:...)\\z``) regex; full-match semantics, the same
+        Fully anchored (``\A(?:...)\z``) regex; full-match semantics, the same
         in Python ``regex``, Java and RE2.
     pattern
         The canonical pattern string (optional segments in ``(...)?``).
@@ -240,7 +240,9 @@ class PatternConstraint:
         if is_value_sequence(data):
             values = [v for v in column_values(data) if v is not None]
             bad = self.nonconforming(values)
-            return self.evaluate_counts(len(bad), len(values), examples=bad[:examples], column=column)
+            return self.evaluate_counts(
+                len(bad), len(values), examples=bad[:examples], column=column
+            )
         column = column if column is not None else self.column
         own = con is None
         con = con or duckdb.connect()
@@ -292,7 +294,8 @@ class PatternConstraint:
             raise ConstraintFormatError(f"not a {CONSTRAINT_KIND} constraint")
         if data.get("version") != CONSTRAINT_VERSION:
             raise ConstraintFormatError(
-                f"constraint version {data.get('version')!r}; this autovalidate reads {CONSTRAINT_VERSION}"
+                f"constraint version {data.get('version')!r}; "
+                f"this autovalidate reads {CONSTRAINT_VERSION}"
             )
         fields = {k: v for k, v in data.items() if k not in ("kind", "version")}
         try:
@@ -301,11 +304,13 @@ class PatternConstraint:
             raise ConstraintFormatError(f"bad constraint fields: {exc}") from exc
         if constraint.test not in TESTS:
             raise ConstraintFormatError(f"unknown test {constraint.test!r}")
-        if not (isinstance(constraint.train_n, int) and 0 <= constraint.train_nonconforming <= constraint.train_n):
+        if not (
+            isinstance(constraint.train_n, int)
+            and 0 <= constraint.train_nonconforming <= constraint.train_n
+        ):
             raise ConstraintFormatError("training counts must satisfy 0 <= non-conforming <= n")
         try:
             _compiled(constraint.regex)
         except regex.error as exc:
             raise ConstraintFormatError(f"regex does not compile: {exc}") from exc
         return constraint
-

@@ -114,9 +114,14 @@ def drift_test(
         raise ParameterError(f"test must be one of {', '.join(TESTS)}; got {test!r}")
     if not 0.0 < alpha < 1.0:
         raise ParameterError(f"alpha must be in (0, 1), got {alpha}")
-    for x, n, what in ((train_nonconforming, train_n, "training"), (new_nonconforming, new_n, "new")):
+    for x, n, what in (
+        (train_nonconforming, train_n, "training"),
+        (new_nonconforming, new_n, "new"),
+    ):
         if n < 0 or not 0 <= x <= n:
-            raise ParameterError(f"{what} counts must satisfy 0 <= non-conforming <= n; got {x}/{n}")
+            raise ParameterError(
+                f"{what} counts must satisfy 0 <= non-conforming <= n; got {x}/{n}"
+            )
     p_train = train_nonconforming / train_n if train_n else 0.0
     p_new = new_nonconforming / new_n if new_n else 0.0
     if test == "strict":
@@ -126,9 +131,14 @@ def drift_test(
         [train_nonconforming, train_n - train_nonconforming],
         [new_nonconforming, new_n - new_nonconforming],
     ]
-    if train_n == 0 or new_n == 0 or (train_nonconforming + new_nonconforming) in (
-        0,
-        train_n + new_n,
+    if (
+        train_n == 0
+        or new_n == 0
+        or (train_nonconforming + new_nonconforming)
+        in (
+            0,
+            train_n + new_n,
+        )
     ):
         # a zero margin: both batches agree completely (or one is empty); nothing to reject
         statistic, p_value = (float("nan") if test == "fisher" else 0.0), 1.0
@@ -139,4 +149,6 @@ def drift_test(
         res = stats.chi2_contingency(table, correction=True)
         statistic, p_value = float(res.statistic), float(res.pvalue)
     rejected = p_value < alpha
-    return DriftTest(test, statistic, p_value, alpha, rejected, p_train, p_new, rejected and p_new > p_train)
+    return DriftTest(
+        test, statistic, p_value, alpha, rejected, p_train, p_new, rejected and p_new > p_train
+    )

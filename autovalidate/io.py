@@ -5,7 +5,8 @@ pattern validation, the Deequ DuckDB engine and the CLI read data the same way:
 
 * CSV/TSV files are read by DuckDB's ``read_csv`` (dialect sniffed, header
   required); an empty cell is a null, and a short row is padded with nulls
-  (a row with extra fields adds columns), so a ragged file keeps its header.  With ``all_varchar=True`` every column
+  (a row with extra fields adds columns), so a ragged file keeps its header.
+  With ``all_varchar=True`` every column
   is read as text exactly as written (``007`` stays ``007``), which is what
   pattern inference and validation need.
 * Parquet files (or globs, or directories of them) are read by ``read_parquet``.
@@ -215,7 +216,7 @@ def is_null(v: object) -> bool:
 
 
 def is_value_sequence(data: Any) -> bool:
-    """True for a plain sequence of values (list, tuple, Series, Arrow or NumPy array), not a table."""
+    """True for a sequence of values (list, tuple, Series, Arrow or NumPy array), not a table."""
     if isinstance(data, (str, bytes, os.PathLike)):
         return False
     if isinstance(data, Sequence):

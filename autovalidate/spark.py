@@ -1,8 +1,8 @@
-"""Validating pattern constraints inside PySpark jobs, counting with Spark's own regex.
+r"""Validating pattern constraints inside PySpark jobs, counting with Spark's own regex.
 
 Nothing is collected but two counts and a few example values: the regex runs
 on the executors through ``rlike`` (Java's ``java.util.regex``; the
-constraint's regex is anchored with ``\\A...\\z``, so ``rlike``'s search
+constraint's regex is anchored with ``\A...\z``, so ``rlike``'s search
 semantics amount to a full match).
 """
 
@@ -72,7 +72,13 @@ def validate_spark(
             F.count(value).alias("n"),
             F.count(F.when(bad, True)).alias("bad"),
         ).first()
-        sample = [r[0] for r in df.where(bad).select(value).limit(examples).collect()] if row["bad"] else []
+        sample = (
+            [r[0] for r in df.where(bad).select(value).limit(examples).collect()]
+            if row["bad"]
+            else []
+        )
     except PySparkException as exc:
         raise EngineError(f"Spark failed validating column {column!r}: {exc}") from exc
-    return constraint.evaluate_counts(int(row["bad"]), int(row["n"]), examples=sample, column=column)
+    return constraint.evaluate_counts(
+        int(row["bad"]), int(row["n"]), examples=sample, column=column
+    )

@@ -57,7 +57,9 @@ def load_suite(path: str | Path) -> list[PatternConstraint]:
         items = [doc]
     elif isinstance(doc, dict) and doc.get("format") == SUITE_FORMAT:
         if doc.get("version") != SUITE_VERSION:
-            raise ConstraintFormatError(f"{p}: suite version {doc.get('version')!r}; expected {SUITE_VERSION}")
+            raise ConstraintFormatError(
+                f"{p}: suite version {doc.get('version')!r}; expected {SUITE_VERSION}"
+            )
         items = doc.get("constraints")
         if not isinstance(items, list):
             raise ConstraintFormatError(f"{p}: 'constraints' must be a list")

@@ -1,0 +1,1 @@
+"""Spark jobs (spark-submit entry points) of autovalidate's offline stage."""

@@ -1,8 +1,8 @@
-"""Offline stage of Auto-Validate: build the pattern index of a data lake on Spark (§2.4).
+r"""Offline stage of Auto-Validate: build the pattern index of a data lake on Spark (§2.4).
 
 Run it on any cluster::
 
-    spark-submit --py-files autovalidate.zip index_jobs/build_index.py \\
+    spark-submit --py-files autovalidate.zip index_jobs/build_index.py \
         --lake hdfs:///lake --out hdfs:///indexes/lake-tau8
 
 or locally through the CLI (``autovalidate index build --lake DIR --out DIR``),
@@ -138,9 +138,9 @@ def build_index(
     ----------
     Song & He, SIGMOD 2021, §2.4 (offline stage), Eq. (1), (4), Algorithm 1.
     """
+    from py4j.protocol import Py4JError
     from pyspark.errors import PySparkException
     from pyspark.sql import functions as F
-    from py4j.protocol import Py4JError
 
     if not 1 <= tau <= MAX_TAU:
         raise ParameterError(f"tau must be in [1, {MAX_TAU}], got {tau}")
@@ -396,7 +396,7 @@ class _ProgressWatcher:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``spark-submit index_jobs/build_index.py --lake DIR --out DIR [...]``; returns an exit code."""
+    """Run ``spark-submit index_jobs/build_index.py --lake DIR --out DIR``; return the exit code."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lake", required=True, help="directory of lake Parquet files")
     parser.add_argument("--out", required=True, help="index directory to publish")

@@ -39,7 +39,9 @@ def mini_index(spark, lake_mini, tmp_path_factory) -> Path:
     from autovalidate.cli import app
 
     out = tmp_path_factory.mktemp("mini") / "index"
-    result = CliRunner().invoke(app, ["index", "build", "--lake", str(lake_mini), "--out", str(out), "--json"])
+    result = CliRunner().invoke(
+        app, ["index", "build", "--lake", str(lake_mini), "--out", str(out), "--json"]
+    )
     assert result.exit_code == 0, result.output
     return out
 

@@ -68,7 +68,10 @@ def handle_errors(fn: F) -> F:
         except Exception as exc:  # noqa: BLE001 - the CLI's last line of defence
             if os.environ.get("AUTOVALIDATE_DEBUG"):
                 raise
-            fail(f"unexpected {type(exc).__name__}: {_one_line(exc)} (AUTOVALIDATE_DEBUG=1 shows more)")
+            fail(
+                f"unexpected {type(exc).__name__}: {_one_line(exc)} "
+                "(AUTOVALIDATE_DEBUG=1 shows more)"
+            )
 
     return wrapper  # type: ignore[return-value]
 

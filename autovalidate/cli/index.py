@@ -20,20 +20,38 @@ app = typer.Typer(help="Build and inspect pattern indexes of a data lake.", no_a
 @app.command("build")
 @handle_errors
 def build(
-    lake: Path = typer.Option(..., "--lake", help="Directory of the lake's Parquet files (one row per column)."),
+    lake: Path = typer.Option(
+        ..., "--lake", help="Directory of the lake's Parquet files (one row per column)."
+    ),
     out: Path = typer.Option(..., "--out", help="Index directory to create."),
-    tau: int = typer.Option(DEFAULT_TAU, "--tau", min=1, max=13, help="Token limit: longer values generate no patterns."),
+    tau: int = typer.Option(
+        DEFAULT_TAU, "--tau", min=1, max=13, help="Token limit: longer values generate no patterns."
+    ),
     min_coverage: float = typer.Option(
         DEFAULT_LADDER[0],
         "--min-coverage",
         min=0.0,
         max=1.0,
-        help="Fraction of a column's values a pattern must match for the column to count as its evidence (Algorithm 1).",
+        help=(
+            "Fraction of a column's values a pattern must match for the column to count "
+            "as its evidence (Algorithm 1)."
+        ),
     ),
-    budget: int = typer.Option(DEFAULT_BUDGET, "--budget", min=1, help="Most patterns per column before the coverage threshold rises."),
-    master: str = typer.Option("local[2]", "--master", help="Spark master URL; local[N] is the embedded default."),
-    partitions: int = typer.Option(None, "--partitions", min=1, help="Enumeration tasks (default: 16 per core)."),
-    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing index once the new one is complete."),
+    budget: int = typer.Option(
+        DEFAULT_BUDGET,
+        "--budget",
+        min=1,
+        help="Most patterns per column before the coverage threshold rises.",
+    ),
+    master: str = typer.Option(
+        "local[2]", "--master", help="Spark master URL; local[N] is the embedded default."
+    ),
+    partitions: int = typer.Option(
+        None, "--partitions", min=1, help="Enumeration tasks (default: 16 per core)."
+    ),
+    overwrite: bool = typer.Option(
+        False, "--overwrite", help="Replace an existing index once the new one is complete."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the index metadata as JSON."),
 ) -> None:
     """Build the pattern index of LAKE with Spark (FPR_T and Cov_T of every pattern; §2.4).
@@ -79,7 +97,8 @@ def build(
         print_json({"path": str(out), **meta.__dict__})
         return
     console.print(
-        f"[green]built[/] {out}: {meta.patterns:,} patterns from {meta.corpus['columns']:,} columns "
+        f"[green]built[/] {out}: {meta.patterns:,} patterns from "
+        f"{meta.corpus['columns']:,} columns "
         f"({meta.corpus['values']:,} values) in {time.time() - started:.0f} s"
     )
 
@@ -99,8 +118,20 @@ def info(
     table.add_row("index", str(path))
     table.add_row("patterns", f"{meta.patterns:,}")
     table.add_row("tau", str(meta.tau))
-    table.add_row("corpus", f"{meta.corpus.get('path')}: {meta.corpus.get('columns', 0):,} columns, {meta.corpus.get('values', 0):,} values")
-    table.add_row("built", f"{meta.build.get('finished')} in {meta.build.get('wall_seconds')} s on {meta.build.get('master', meta.build.get('engine'))}")
+    table.add_row(
+        "corpus",
+        f"{meta.corpus.get('path')}: {meta.corpus.get('columns', 0):,} columns, "
+        f"{meta.corpus.get('values', 0):,} values",
+    )
+    table.add_row(
+        "built",
+        f"{meta.build.get('finished')} in {meta.build.get('wall_seconds')} s "
+        f"on {meta.build.get('master', meta.build.get('engine'))}",
+    )
     table.add_row("coverage ladder", ", ".join(f"{c:g}" for c in meta.build.get("ladder", [])))
-    table.add_row("versions", f"format {meta.format_version}, hierarchy {meta.hierarchy_version}, autovalidate {meta.autovalidate_version}")
+    table.add_row(
+        "versions",
+        f"format {meta.format_version}, hierarchy {meta.hierarchy_version}, "
+        f"autovalidate {meta.autovalidate_version}",
+    )
     console.print(table)

@@ -15,7 +15,9 @@ from autovalidate.suite import load_suite
 @handle_errors
 def validate(
     file: Path = typer.Argument(..., help="CSV/TSV or Parquet file (a new batch)."),
-    constraints: Path = typer.Option(..., "--constraints", "-c", help="Suite JSON from `autovalidate suggest --out`."),
+    constraints: Path = typer.Option(
+        ..., "--constraints", "-c", help="Suite JSON from `autovalidate suggest --out`."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
 ) -> None:
     """Validate FILE against every constraint of a suite.

@@ -1,0 +1,1 @@
+"""The pattern index: schema and versions, mergeable states, the DuckDB reader."""

@@ -168,4 +168,6 @@ class PatternIndex:
         self.close()
 
     def __repr__(self) -> str:
-        return f"PatternIndex({str(self.path)!r}, tau={self.tau}, patterns={self.metadata.patterns})"
+        return (
+            f"PatternIndex({str(self.path)!r}, tau={self.tau}, patterns={self.metadata.patterns})"
+        )

@@ -294,4 +294,3 @@ def write_local_index(
 
 def _iso(ts: float) -> str:
     return datetime.fromtimestamp(ts, tz=timezone.utc).isoformat(timespec="seconds")
-

@@ -1,0 +1,1 @@
+"""The pattern language: tokens, generalization hierarchy, enumeration, regex rendering."""

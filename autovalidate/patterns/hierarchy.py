@@ -1,4 +1,4 @@
-"""The generalization hierarchy: what one token may generalize to (Song & He 2021, §2.1, Fig. 4-5).
+r"""The generalization hierarchy: what one token may generalize to (Song & He 2021, §2.1, Fig. 4-5).
 
 Every token has a small set of *options*, from its exact text (a constant) up
 to the root classes, and a pattern is one option per token.  The options, as
@@ -29,7 +29,7 @@ anti-monotone along the arrows: the online search relies on that.
 Canonical strings are a sequence of *elements*: class elements
 ``<name>{k}``, ``<name>+`` (``digit``, ``letter``, ``upper``, ``lower``,
 ``alphanum``) or bare ``<num>`` / ``<symbol>``, and literal characters, where
-``\\``, ``<``, ``{`` and ``+`` are escaped with a backslash.  The concatenation
+``\``, ``<``, ``{`` and ``+`` are escaped with a backslash.  The concatenation
 of a pattern's options is its canonical string, the key of the index.
 """
 
@@ -137,7 +137,7 @@ def generalizations(token: Token) -> Generalizations:
     elif kind == "M":
         runs = _SHAPE_RUNS.findall(text)
         names = ["digit" if r[0].isascii() and r[0].isdigit() else "letter" for r in runs]
-        sk = "".join(f"<{n}>{{{len(r)}}}" for n, r in zip(names, runs))
+        sk = "".join(f"<{n}>{{{len(r)}}}" for n, r in zip(names, runs, strict=True))
         sp = "".join(f"<{n}>+" for n in names)
         edges = [(const, sk), (sk, sp), (sk, ak), (sp, ap), (ak, ap)]
     elif kind == "N":

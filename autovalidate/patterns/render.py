@@ -1,16 +1,16 @@
-"""Canonical pattern strings: parsing, and rendering to one portable regex.
+r"""Canonical pattern strings: parsing, and rendering to one portable regex.
 
-A rendered regex is fully anchored (``\\A(?:...)\\z``: the whole value must
+A rendered regex is fully anchored (``\A(?:...)\z``: the whole value must
 match, a trailing newline included) and means exactly the same in Python's
 ``regex`` module, Java's ``java.util.regex`` (Spark ``rlike``) and RE2 (DuckDB
 ``regexp_full_match``).  It uses only constructs the three share:
 
-* ``[0-9]`` for a digit (ASCII only, as in the lexer), ``\\p{L}``, ``\\p{Lu}``,
-  ``\\p{Ll}`` for letters, ``[\\p{L}0-9]`` for a letter or digit, and
-  ``[^\\p{L}0-9]`` for one symbol character;
+* ``[0-9]`` for a digit (ASCII only, as in the lexer), ``\p{L}``, ``\p{Lu}``,
+  ``\p{Ll}`` for letters, ``[\p{L}0-9]`` for a letter or digit, and
+  ``[^\p{L}0-9]`` for one symbol character;
 * ``{k}`` and ``+`` quantifiers, non-capturing groups, ``?`` on a group;
 * literals: ASCII letters and digits as they are, ASCII punctuation escaped
-  with a backslash, control characters below U+00A0 as ``\\xHH``, every other
+  with a backslash, control characters below U+00A0 as ``\xHH``, every other
   character (space, non-ASCII letters, emoji) as itself.
 
 Letters are matched by Unicode general category; the three engines may
@@ -124,12 +124,14 @@ def render_body(pattern: str) -> str:
             parts.append(_BARE_REGEX[el.text])
         else:
             q = el.quantifier
-            parts.append(_CLASS_REGEX[el.text] + ("+" if q == "+" else "" if q == 1 else f"{{{q}}}"))
+            parts.append(
+                _CLASS_REGEX[el.text] + ("+" if q == "+" else "" if q == 1 else f"{{{q}}}")
+            )
     return "".join(parts)
 
 
 def pattern_regex(segments: list[tuple[str, bool]] | str) -> str:
-    """The fully anchored portable regex of a pattern.
+    r"""The fully anchored portable regex of a pattern.
 
     Parameters
     ----------
@@ -140,7 +142,7 @@ def pattern_regex(segments: list[tuple[str, bool]] | str) -> str:
     Returns
     -------
     str
-        ``\\A(?:...)\\z``; full-match semantics in Python ``regex``, Java and RE2.
+        ``\A(?:...)\z``; full-match semantics in Python ``regex``, Java and RE2.
     """
     if isinstance(segments, str):
         segments = [(segments, False)]

@@ -1,4 +1,4 @@
-"""The lexer: a value becomes a sequence of coarse tokens (Song & He 2021, §2.1, §3).
+r"""The lexer: a value becomes a sequence of coarse tokens (Song & He 2021, §2.1, §3).
 
 A token is the unit of alignment, of the vertical-cut DP and of the token
 limit tau.  The lexer scans left to right and grows each token until a
@@ -10,7 +10,7 @@ vary from row to row, still have the same number of tokens in every row.
 
 Character classes (the same in the lexer and in every rendered regex):
 
-* letter: any Unicode letter, ``\\p{L}``;
+* letter: any Unicode letter, ``\p{L}``;
 * digit: an ASCII digit ``0-9`` (other Unicode digits are symbols);
 * symbol: every other character, one token each (spaces and punctuation
   included).
@@ -65,12 +65,12 @@ def _is_symbol_char(ch: str) -> bool:
 
 
 def is_upper(text: str) -> bool:
-    """True if every character is an uppercase letter (``\\p{Lu}``)."""
+    r"""True if every character is an uppercase letter (``\p{Lu}``)."""
     return _UPPER.fullmatch(text) is not None
 
 
 def is_lower(text: str) -> bool:
-    """True if every character is a lowercase letter (``\\p{Ll}``)."""
+    r"""True if every character is a lowercase letter (``\p{Ll}``)."""
     return _LOWER.fullmatch(text) is not None
 
 

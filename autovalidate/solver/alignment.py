@@ -176,4 +176,6 @@ def _align_to_profile(
             inserted += 1
             j -= 1
     # the walk from the end of the reversed sequences is the original order
-    return [(k, (p - 1 - c if c >= 0 else -1, None if t is None else s - 1 - t)) for k, (c, t) in out], inserted
+    return [
+        (k, (p - 1 - c if c >= 0 else -1, None if t is None else s - 1 - t)) for k, (c, t) in out
+    ], inserted

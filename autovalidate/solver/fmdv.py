@@ -267,7 +267,7 @@ def _plan(variant: _Variant, *, vertical: bool, tau: int) -> None:
     for r in rows:
         weights[r.signature] += r.weight
     alignment = align(signatures, [weights[s] for s in signatures])
-    position_of = dict(zip(signatures, alignment.positions))
+    position_of = dict(zip(signatures, alignment.positions, strict=True))
     variant.width = alignment.width
     for s in range(alignment.width):
         for e in range(s, min(alignment.width, s + tau)):

@@ -124,7 +124,7 @@ class SegmentSpace:
         """The canonical string of a node (one option per slot); remembers its level."""
         pattern = "".join(node)
         if pattern not in self.level:
-            self.level[pattern] = sum(s.levels[o] for s, o in zip(self.slots, node))
+            self.level[pattern] = sum(s.levels[o] for s, o in zip(self.slots, node, strict=True))
         return pattern
 
     def best(self, *, max_fpr: float, min_cov: int, objective: str = "fpr") -> Hypothesis | None:

@@ -270,7 +270,9 @@ class CaseScore:
     recall: float
 
 
-def score(cases: Sequence[Case], rules: Sequence[Rule | None], counts: dict[tuple, Counts]) -> list[CaseScore]:
+def score(
+    cases: Sequence[Case], rules: Sequence[Rule | None], counts: dict[tuple, Counts]
+) -> list[CaseScore]:
     """Per-case precision and squashed recall of one method (``rules[i]`` for case i)."""
     n = len(cases)
     out = []

@@ -26,7 +26,11 @@ def batch(tmp_path) -> tuple[Path, Path]:
     train = tmp_path / "train.csv"
     train.write_text("id,note\n" + "".join(f"A-{i:04d},x\n" for i in range(300)))
     new = tmp_path / "new.csv"
-    new.write_text("id,note\n" + "".join(f"A-{i:04d},x\n" for i in range(200)) + "".join(f"a{i},x\n" for i in range(100)))
+    new.write_text(
+        "id,note\n"
+        + "".join(f"A-{i:04d},x\n" for i in range(200))
+        + "".join(f"a{i},x\n" for i in range(100))
+    )
     return train, new
 
 
@@ -39,7 +43,21 @@ def test_info(mini_index):
 def test_suggest_out_validate(mini_index, batch, tmp_path):
     train, new = batch
     suite = tmp_path / "suite.json"
-    res = run("suggest", train, "--column", "id", "--index", mini_index, "--r", "0.5", "--m", "1", "--out", suite, "--json")
+    res = run(
+        "suggest",
+        train,
+        "--column",
+        "id",
+        "--index",
+        mini_index,
+        "--r",
+        "0.5",
+        "--m",
+        "1",
+        "--out",
+        suite,
+        "--json",
+    )
     assert res.exit_code == 0, res.output
     doc = json.loads(res.output)
     assert doc["constraint"]["column"] == "id" and doc["values"] == 300
@@ -56,7 +74,20 @@ def test_suggest_out_validate(mini_index, batch, tmp_path):
 def test_dirty_flights_fail_against_clean_flights(mini_index, dirty_clean, tmp_path):
     suite = tmp_path / "flights.json"
     clean, dirty = dirty_clean / "flights/clean.csv", dirty_clean / "flights/dirty.csv"
-    res = run("suggest", clean, "-c", "act_dep_time", "-i", mini_index, "--r", "0.5", "--m", "1", "-o", suite)
+    res = run(
+        "suggest",
+        clean,
+        "-c",
+        "act_dep_time",
+        "-i",
+        mini_index,
+        "--r",
+        "0.5",
+        "--m",
+        "1",
+        "-o",
+        suite,
+    )
     assert res.exit_code == 0, res.output
     if suite.exists():  # a constraint was found on the mini lake's evidence
         assert run("validate", clean, "-c", suite).exit_code == 0
@@ -65,7 +96,9 @@ def test_dirty_flights_fail_against_clean_flights(mini_index, dirty_clean, tmp_p
 
 def test_abstention_is_not_an_error(mini_index, tmp_path):
     prose = tmp_path / "prose.csv"
-    prose.write_text("text\n" + "".join(f'"this is sentence number {i} of many, isn\'t it"\n' for i in range(50)))
+    prose.write_text(
+        "text\n" + "".join(f'"this is sentence number {i} of many, isn\'t it"\n' for i in range(50))
+    )
     res = run("suggest", prose, "-c", "text", "-i", mini_index, "--json")
     assert res.exit_code == 0
     assert json.loads(res.output)["constraint"] is None
@@ -78,8 +111,14 @@ def test_abstention_is_not_an_error(mini_index, tmp_path):
         (["suggest", "{missing}", "-c", "id", "-i", "{index}"], "no such file"),
         (["suggest", "{empty}", "-c", "id", "-i", "{index}"], "no non-null values"),
         (["suggest", "{train}", "-c", "id", "-i", "{train}"], "no such index directory"),
-        (["suggest", "{train}", "-c", "id", "-i", "{index}", "--method", "x"], "method must be one of"),
-        (["suggest", "{train}", "-c", "id", "-i", "{index}", "--tau", "12"], "exceeds the index's tau"),
+        (
+            ["suggest", "{train}", "-c", "id", "-i", "{index}", "--method", "x"],
+            "method must be one of",
+        ),
+        (
+            ["suggest", "{train}", "-c", "id", "-i", "{index}", "--tau", "12"],
+            "exceeds the index's tau",
+        ),
         (["validate", "{train}", "-c", "{train}"], "not JSON"),
         (["validate", "{train}", "-c", "{missing}"], "No such file"),
         (["index", "build", "--lake", "{missing}", "--out", "{missing}"], "no such lake directory"),
@@ -89,7 +128,12 @@ def test_errors_are_one_line_with_exit_code_2(mini_index, batch, tmp_path, args,
     train, _ = batch
     empty = tmp_path / "empty.csv"
     empty.write_text("id,x\n,1\n,2\n")
-    names = {"train": train, "index": mini_index, "missing": tmp_path / "missing.csv", "empty": empty}
+    names = {
+        "train": train,
+        "index": mini_index,
+        "missing": tmp_path / "missing.csv",
+        "empty": empty,
+    }
     res = run(*[a.format(**names) for a in args])
     assert res.exit_code == 2, res.output
     lines = [ln for ln in res.output.splitlines() if ln.strip()]
@@ -110,5 +154,7 @@ def test_incompatible_index_version(mini_index, batch, tmp_path):
 
 
 def test_console_script_entry_point():
-    out = subprocess.run([sys.executable, "-m", "autovalidate", "--help"], capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "autovalidate", "--help"], capture_output=True, text=True
+    )
     assert out.returncode == 0 and "suggest" in out.stdout

@@ -56,8 +56,13 @@ def test_spark_and_local_builds_agree(spark, small_lake, tmp_path):
         columns += pq.read_table(f, columns=["values"]).column(0).to_pylist()
     write_local_index(columns, local_out)
     con = duckdb.connect()
-    q = "SELECT pattern, cov, round(imp_sum, 9) FROM read_parquet('{}/patterns/*.parquet') ORDER BY pattern"
-    assert con.execute(q.format(spark_out)).fetchall() == con.execute(q.format(local_out)).fetchall()
+    q = (
+        "SELECT pattern, cov, round(imp_sum, 9) "
+        "FROM read_parquet('{}/patterns/*.parquet') ORDER BY pattern"
+    )
+    assert (
+        con.execute(q.format(spark_out)).fetchall() == con.execute(q.format(local_out)).fetchall()
+    )
 
 
 def test_existing_index_is_kept_or_replaced_whole(spark, small_lake, tmp_path):
@@ -74,7 +79,12 @@ def test_existing_index_is_kept_or_replaced_whole(spark, small_lake, tmp_path):
 def test_a_failing_build_publishes_nothing(spark, tmp_path):
     lake = tmp_path / "lake"
     lake.mkdir()
-    pq.write_table(pq.read_table(next(Path(ROOT.parent / "shared/lake-mini").glob("*.parquet"))).select(["source"]).slice(0, 5), lake / "x.parquet")
+    pq.write_table(
+        pq.read_table(next(Path(ROOT.parent / "shared/lake-mini").glob("*.parquet")))
+        .select(["source"])
+        .slice(0, 5),
+        lake / "x.parquet",
+    )
     with pytest.raises(IndexBuildError):
         build_index(spark, str(lake), str(tmp_path / "idx"))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["lake"]
@@ -94,8 +104,20 @@ def test_spark_submit_and_a_killed_job(lake_mini, tmp_path):
     # 1. a job killed mid-run leaves nothing a reader accepts
     killed = tmp_path / "killed"
     proc = subprocess.Popen(
-        [_spark_submit(), "--master", "local[2]", job, "--lake", str(lake_mini), "--out", str(killed)],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        [
+            _spark_submit(),
+            "--master",
+            "local[2]",
+            job,
+            "--lake",
+            str(lake_mini),
+            "--out",
+            str(killed),
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
     )
     deadline = time.time() + 120
     while time.time() < deadline and not list(tmp_path.glob(".killed.tmp-*")):
@@ -111,15 +133,41 @@ def test_spark_submit_and_a_killed_job(lake_mini, tmp_path):
     # 2. the same entry point run to the end with spark-submit
     done = tmp_path / "done"
     result = subprocess.run(
-        [_spark_submit(), "--master", "local[2]", job, "--lake", str(lake_mini), "--out", str(done), "--tau", "6"],
-        env=env, capture_output=True, text=True, timeout=600,
+        [
+            _spark_submit(),
+            "--master",
+            "local[2]",
+            job,
+            "--lake",
+            str(lake_mini),
+            "--out",
+            str(done),
+            "--tau",
+            "6",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert "enumerate patterns" in result.stderr or "stage" in result.stderr  # progress lines
     assert PatternIndex.open(done).tau == 6
     again = subprocess.run(
-        [_spark_submit(), "--master", "local[1]", job, "--lake", str(lake_mini), "--out", str(done)],
-        env=env, capture_output=True, text=True, timeout=600,
+        [
+            _spark_submit(),
+            "--master",
+            "local[1]",
+            job,
+            "--lake",
+            str(lake_mini),
+            "--out",
+            str(done),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     errors = [line for line in again.stderr.splitlines() if line.startswith("error:")]
     assert again.returncode == 2, again.stderr[-3000:]

@@ -24,7 +24,11 @@ def test_spark_counts_equal_local_counts(spark):
     df = spark.createDataFrame([(v, i) for i, v in enumerate(values)], "code string, i int")
     remote = validate_spark(df, CONSTRAINT)
     local = CONSTRAINT.validate(values)
-    assert (remote.n_values, remote.n_nonconforming) == (local.n_values, local.n_nonconforming) == (300, 150)
+    assert (
+        (remote.n_values, remote.n_nonconforming)
+        == (local.n_values, local.n_nonconforming)
+        == (300, 150)
+    )
     assert remote.passed == local.passed is False
     assert len(remote.examples) == 5 and set(remote.examples) <= {"1-AB", "12-ab", "12-AB\n"}
     ok = validate_spark(df.where("code = '12-AB'"), CONSTRAINT)

@@ -30,7 +30,7 @@ def brute_force(width, choices, r):
     for cuts in itertools.product([False, True], repeat=width - 1):
         bounds = [0] + [i + 1 for i, c in enumerate(cuts) if c] + [width]
         segs = []
-        for a, b in zip(bounds, bounds[1:]):
+        for a, b in zip(bounds, bounds[1:], strict=False):
             if (a, b - 1) not in choices:
                 break
             segs.append(choices[(a, b - 1)])
@@ -56,4 +56,4 @@ def test_dp_equals_brute_force(instance):
         assert got is not None
         assert segmentation_key(got) == segmentation_key(want)
         assert got[0].start == 0 and got[-1].end == width - 1
-        assert all(a.end + 1 == b.start for a, b in zip(got, got[1:]))
+        assert all(a.end + 1 == b.start for a, b in zip(got, got[1:], strict=False))

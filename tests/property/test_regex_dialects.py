@@ -60,15 +60,20 @@ def test_python_and_duckdb_agree(vals, seed):
         return
     con = duckdb.connect()
     got = con.execute(
-        "SELECT regexp_full_match(v, r) FROM (SELECT unnest(?::varchar[]) v, unnest(?::varchar[]) r)",
+        "SELECT regexp_full_match(v, r) "
+        "FROM (SELECT unnest(?::varchar[]) v, unnest(?::varchar[]) r)",
         [[v for v, _ in pairs], [r for _, r in pairs]],
     ).fetchall()
-    for (v, r), (dd,) in zip(pairs, got):
+    for (v, r), (dd,) in zip(pairs, got, strict=True):
         assert (regex.fullmatch(r, v) is not None) == dd, (v, r)
 
 
 @pytest.mark.spark
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=12,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(st.lists(values, min_size=5, max_size=25), st.integers(0, 10**6))
 def test_python_and_java_agree(spark, vals, seed):
     pairs = cases(vals, seed)
@@ -76,7 +81,7 @@ def test_python_and_java_agree(spark, vals, seed):
         return
     df = spark.createDataFrame(pairs, "v string, r string")
     got = [row[0] for row in df.selectExpr("v rlike r").collect()]
-    for (v, r), java in zip(pairs, got):
+    for (v, r), java in zip(pairs, got, strict=True):
         assert (regex.fullmatch(r, v) is not None) == java, (v, r)
 
 

@@ -12,9 +12,19 @@ def corpus() -> list[list[str]]:
     rng = random.Random(7)
     cols: list[list[str]] = []
     for _ in range(30):  # dates, always MM/DD/YYYY
-        cols.append([f"{rng.randint(1, 12):02d}/{rng.randint(1, 28):02d}/{rng.randint(1990, 2020)}" for _ in range(50)])
+        cols.append(
+            [
+                f"{rng.randint(1, 12):02d}/{rng.randint(1, 28):02d}/{rng.randint(1990, 2020)}"
+                for _ in range(50)
+            ]
+        )
     for _ in range(30):  # times HH:MM:SS
-        cols.append([f"{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}" for _ in range(50)])
+        cols.append(
+            [
+                f"{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}"
+                for _ in range(50)
+            ]
+        )
     for _ in range(30):  # decimals with one digit after the point
         cols.append([f"{rng.randint(0, 9)}.{rng.randint(0, 9)}" for _ in range(50)])
     for _ in range(30):  # camel-case status words
@@ -25,7 +35,9 @@ def corpus() -> list[list[str]]:
     for _ in range(20):  # 2-digit and 3-digit numbers mixed: <digit>{2} is impure
         cols.append([str(rng.randint(10, 999)) for _ in range(50)])
     for _ in range(20):  # upper-case 3-letter codes
-        cols.append(["".join(rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ") for _ in range(3)) for _ in range(50)])
+        cols.append(
+            ["".join(rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ") for _ in range(3)) for _ in range(50)]
+        )
     return cols
 
 

@@ -14,7 +14,15 @@ def make(test="fisher", train_n=100, train_bad=2) -> PatternConstraint:
     return PatternConstraint(
         regex=r"\A(?:[0-9]{2}\-\p{Lu}{2})\z",
         pattern="<digit>{2}-<upper>{2}",
-        segments=({"pattern": "<digit>{2}-<upper>{2}", "regex": "", "fpr": 0.0, "cov": 9, "optional": False},),
+        segments=(
+            {
+                "pattern": "<digit>{2}-<upper>{2}",
+                "regex": "",
+                "fpr": 0.0,
+                "cov": 9,
+                "optional": False,
+            },
+        ),
         fpr=0.0,
         method="fmdv-vh",
         test=test,
@@ -59,7 +67,9 @@ def test_csv_values_are_read_as_written(tmp_path):
     # "007" must stay "007" (no type sniffing) for pattern checks
     csv = tmp_path / "z.csv"
     csv.write_text("zip\n007\n012\n123\n")
-    c = PatternConstraint(r"\A(?:[0-9]{3})\z", "<digit>{3}", (), 0.0, "fmdv", "strict", 0.01, 3, 0, "zip")
+    c = PatternConstraint(
+        r"\A(?:[0-9]{3})\z", "<digit>{3}", (), 0.0, "fmdv", "strict", 0.01, 3, 0, "zip"
+    )
     assert c.validate(csv).passed
 
 

@@ -28,7 +28,9 @@ def test_a_cleaner_batch_never_fails():
 def test_chi2_with_yates_and_degenerate_tables():
     res = drift_test(2, 100, 30, 200, test="chi2")
     want = stats.chi2_contingency([[2, 98], [30, 170]], correction=True)
-    assert res.statistic == pytest.approx(want.statistic) and res.p_value == pytest.approx(want.pvalue)
+    assert res.statistic == pytest.approx(want.statistic) and res.p_value == pytest.approx(
+        want.pvalue
+    )
     zero = drift_test(0, 100, 0, 50, test="chi2")
     assert zero.p_value == 1.0 and not zero.drift
     assert not drift_test(0, 0, 0, 0).drift
@@ -47,7 +49,12 @@ def test_json_of_infinite_statistic():
 
 @pytest.mark.parametrize(
     "args,kw",
-    [((5, 4, 0, 1), {}), ((0, 1, 0, 1), {"alpha": 0.0}), ((0, 1, 0, 1), {"test": "t"}), ((-1, 1, 0, 1), {})],
+    [
+        ((5, 4, 0, 1), {}),
+        ((0, 1, 0, 1), {"alpha": 0.0}),
+        ((0, 1, 0, 1), {"test": "t"}),
+        ((-1, 1, 0, 1), {}),
+    ],
 )
 def test_bad_arguments(args, kw):
     with pytest.raises(ParameterError):

@@ -73,7 +73,9 @@ def test_nulls_and_empty_columns():
     assert column_patterns([]).n_values == 0
 
 
-@pytest.mark.parametrize("kw", [{"tau": 0}, {"tau": 14}, {"budget": 0}, {"ladder": (0.5, 0.1)}, {"ladder": (2.0,)}])
+@pytest.mark.parametrize(
+    "kw", [{"tau": 0}, {"tau": 14}, {"budget": 0}, {"ladder": (0.5, 0.1)}, {"ladder": (2.0,)}]
+)
 def test_parameters_are_checked(kw):
     with pytest.raises(ParameterError):
         column_patterns(["a"], **kw)

@@ -28,7 +28,12 @@ def test_paper_fig5_patterns_of_9_07():
 def test_paper_fig5_seven_generalizations_of_a_digit():
     # Const("9"), <digit>{1}, <digit>+, <num>, <alphanum>{1}, <alphanum>+ (and <all> excluded)
     assert set(options(Token("D", "9"))) == {
-        "9", "<digit>{1}", "<digit>+", "<num>", "<alphanum>{1}", "<alphanum>+",
+        "9",
+        "<digit>{1}",
+        "<digit>+",
+        "<num>",
+        "<alphanum>{1}",
+        "<alphanum>+",
     }
 
 

@@ -22,7 +22,7 @@ def test_extra_leading_token_opens_a_column():
 def test_order_is_kept_and_every_column_is_used():
     seqs = [("W", "S-", "D"), ("W",), ("D", "S-", "W", "S-", "N"), ("S#", "W")]
     a = align(seqs)
-    for seq, pos in zip(seqs, a.positions):
+    for seq, pos in zip(seqs, a.positions, strict=True):
         present = [p for p in pos if p is not None]
         assert present == list(range(len(seq)))
     for col in range(a.width):

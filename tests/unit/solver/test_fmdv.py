@@ -27,7 +27,7 @@ def test_paper_fig8_composite_column_needs_vertical_cuts(small_index):
     # Fig. 8: "[0.1|02/18/2015 00:00:00||OnBooking]": 18 tokens here, wider than tau
     train = [
         f"[0.{d}|02/1{d}/2015 0{d}:00:00||{w}]"
-        for d, w in zip(range(1, 9), ["OnBooking", "Cancelled", "Closed", "Open"] * 2)
+        for d, w in zip(range(1, 9), ["OnBooking", "Cancelled", "Closed", "Open"] * 2, strict=True)
     ]
     assert solve(train, small_index, method="fmdv", params=LOOSE) is None
     s = solve(train, small_index, method="fmdv-v", params=LOOSE)
