@@ -19,7 +19,9 @@ class FmdvMethod:
     pattern_based: bool = True
 
     def fit(self, train: list[str]) -> Rule | None:
-        constraint = autovalidate.suggest_pattern(train, self.index, method=self.name, **self.params)
+        constraint = autovalidate.suggest_pattern(
+            train, self.index, method=self.name, **self.params
+        )
         if constraint is None:
             return None
         return Rule(
