@@ -39,7 +39,8 @@ maximal runs of digits, runs of letters and single other characters; the
 most frequent run signatures (``SEEDS``) each seed a structure of the tightest
 domain per run (a constant where all the signature's values agree), which is
 improved by coordinate descent over each position's domain (from the
-constant up to ξ*), together with the variants that end in ξ* after a
+constant up to ξ*; at most one ξ* per structure, which keeps matching long
+texts linear), together with the variants that end in ξ* after a
 prefix, that merge adjacent letter/digit runs into ``alnum``, and the
 structure ξ* alone.  The structure of least DL wins; ξ* alone is a
 match-anything rule.
@@ -228,7 +229,10 @@ def _descend(scorer: _Scorer, options: list[list[Domain]], start: list[Domain]) 
                 if d == current[i]:
                     continue
                 trial = current[:i] + [d] + current[i + 1 :]
-                cost = scorer.dl(_collapse(trial))
+                collapsed = _collapse(trial)
+                if sum(k == "any" for k, _ in collapsed) > 1:
+                    continue
+                cost = scorer.dl(collapsed)
                 if cost < best - 1e-9:
                     best, current, improved = cost, trial, True
     return _collapse(current)
