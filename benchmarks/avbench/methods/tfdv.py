@@ -9,7 +9,10 @@ otherwise it gets no domain, which here is an abstention.  Validation raises
 ``ENUM_TYPE_UNEXPECTED_STRING_VALUES`` when the off-domain fraction exceeds
 ``1 - min_domain_mass``, and with the default ``min_domain_mass = 1`` on any
 value outside the domain (``UpdateStringDomain``): a strict dictionary rule,
-counted by the protocol like every other dictionary.
+counted by the protocol like every other dictionary.  A feature whose strings
+are ``true``/``false`` gets a ``BoolDomain`` instead, which admits just those
+two strings; the reimplementation's domain of the observed values is the same
+rule wherever both strings occur in training.
 
 Two implementations, and the results say which one ran:
 
@@ -107,25 +110,37 @@ def ensure_tfdv(work: Path, *, install: bool = True, timeout: int = INSTALL_TIME
     return TfdvSetup(None, f"reimplementation ({PACKAGE} did not install: {reason})")
 
 
+#: The install recipe that works on Python 3.11 (checked on this project's machine): pip's
+#: default resolver backtracks over apache-beam's Google Cloud extras for more than 20
+#: minutes, so the legacy resolver picks versions, then the three packages it gets wrong
+#: for TFDV 1.16 (numpy 2, protobuf 5, no dill) are pinned without touching the rest.
+INSTALL_STEPS = (
+    ("--use-deprecated=legacy-resolver", PACKAGE),
+    ("--no-deps", "numpy==1.26.4", "protobuf==4.25.5", "dill==0.3.1.1"),
+)
+
+
 def _install(venv: Path, log: Path, timeout: int) -> str | None:
-    """Create the venv and pip-install TFDV; None on success, else the reason."""
+    """Create the venv and install TFDV (:data:`INSTALL_STEPS`); None on success, else why not."""
     venv.parent.mkdir(parents=True, exist_ok=True)
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     with log.open("w") as out:
-        try:
-            done = subprocess.run(
-                [str(_venv_python(venv)), "-m", "pip", "install", PACKAGE],
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                timeout=timeout,
-            )
-        except subprocess.TimeoutExpired:
-            return f"pip install did not finish within {timeout} s"
-    if done.returncode == 0:
-        return None
-    lines = [ln.strip() for ln in log.read_text().splitlines() if ln.strip()]
-    errors = [ln for ln in lines if ln.startswith("ERROR")]
-    return (errors or lines or [f"pip exit code {done.returncode}"])[0][:300]
+        for step in INSTALL_STEPS:
+            try:
+                done = subprocess.run(
+                    [str(_venv_python(venv)), "-m", "pip", "install", *step],
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    timeout=timeout,
+                )
+            except subprocess.TimeoutExpired:
+                return f"pip install {' '.join(step)} did not finish within {timeout} s"
+            if done.returncode != 0:
+                out.flush()
+                lines = [ln.strip() for ln in log.read_text().splitlines() if ln.strip()]
+                errors = [ln for ln in lines if ln.startswith("ERROR")]
+                return (errors or lines or [f"pip exit code {done.returncode}"])[0][:300]
+    return None
 
 
 def infer_string_domain(train: Sequence[str]) -> frozenset[str] | None:

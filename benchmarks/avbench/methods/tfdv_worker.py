@@ -2,8 +2,9 @@
 
 Usage: ``python tfdv_worker.py TRAIN.json DOMAINS.json MAX_STRING_DOMAIN_SIZE``.
 ``TRAIN.json`` maps a feature name to its training values; ``DOMAINS.json``
-gets, per feature, the list of values of its inferred ``StringDomain`` or
-``null`` where TFDV inferred none.  Columns of different lengths share one
+gets, per feature, the values its inferred schema admits (a ``StringDomain``,
+or a ``BoolDomain``'s true/false strings) or ``null`` where TFDV inferred no
+domain.  Columns of different lengths share one
 DataFrame, padded with missing values (TFDV counts a missing value as absent,
 not as a value).  Only the standard library, pandas and TFDV are imported.
 """
@@ -26,7 +27,10 @@ def main() -> None:
     out = {}
     for name in columns:
         feature = tfdv.get_feature(schema, name)
-        if feature.HasField("domain"):
+        if feature.HasField("bool_domain"):  # strings "true"/"false": values outside fail
+            b = feature.bool_domain
+            out[name] = [v for v in (b.true_value, b.false_value) if v]
+        elif feature.HasField("domain"):
             out[name] = list(tfdv.get_domain(schema, name).value)
         elif feature.HasField("string_domain"):
             out[name] = list(feature.string_domain.value)
