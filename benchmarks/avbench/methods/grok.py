@@ -10,10 +10,11 @@ itself (``pygrok.Grok("%{NAME}")``).  As in the paper (§5.2), every value of
 independently of the query column: a pattern's specificity is the fraction
 of a fixed probe sample of corpus values (``PROBE_SIZE`` non-null values of
 the lake, a DuckDB reservoir sample with seed 0) that it fully matches; the
-pattern matching the smallest fraction wins (ties: the longer expanded
-regex, then the name).  A subset relation between two patterns' languages
-implies this order on any probe, so ``IPV4`` beats ``IP``, which beats
-``NOTSPACE``, which beats ``DATA``.
+pattern matching the smallest fraction wins; ties go to the pattern built
+from fewer other named patterns (transitively: ``IPV4`` before ``IP``, which
+is ``IPV6|IPV4``; ``USERNAME`` before its alias ``USER``), then the name.  A
+subset relation between two patterns' languages implies the probe order, so
+``IPV4`` beats ``IP``, which beats ``NOTSPACE``, which beats ``DATA``.
 
 Grok's regexes use atomic groups and look-arounds, which RE2 lacks, so their
 rules are counted with Python ``regex`` (``Rule.dialect == "python"``), the
@@ -42,6 +43,7 @@ __all__ = ["GrokMethod", "grok_library"]
 PROBE_SIZE = 20000
 #: Patterns whose definition accepts any (single-line) string.
 MATCH_ANYTHING = frozenset({".*", ".*?"})
+_REF = regex.compile(r"%\{(\w+)(?::\w+){0,2}\}")
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,7 @@ class GrokPattern:
     definition: str
     regex: str
     probe_fraction: float
+    references: int
 
 
 def _definitions() -> dict[str, str]:
@@ -91,15 +94,29 @@ def grok_library(lake: Path) -> list[GrokPattern]:
         ).fetchall()
     ]
     con.close()
+    definitions = _definitions()
     library = []
-    for name, definition in _definitions().items():
+    for name, definition in definitions.items():
         body = pygrok.Grok("%{" + name + "}").regex_obj.pattern
         anchored = rf"\A(?:{body})\z"
         rx = regex.compile(anchored)
         hits = sum(1 for v in probe if rx.fullmatch(v))
-        library.append(GrokPattern(name, definition, anchored, hits / max(1, len(probe))))
-    library.sort(key=lambda p: (p.probe_fraction, -len(p.regex), p.name))
+        refs = len(_references(name, definitions))
+        library.append(GrokPattern(name, definition, anchored, hits / max(1, len(probe)), refs))
+    library.sort(key=lambda p: (p.probe_fraction, p.references, p.name))
     return library
+
+
+def _references(name: str, definitions: dict[str, str]) -> set[str]:
+    """The named patterns ``name`` is built from, transitively."""
+    seen: set[str] = set()
+    todo = [name]
+    while todo:
+        for ref in _REF.findall(definitions.get(todo.pop(), "")):
+            if ref not in seen:
+                seen.add(ref)
+                todo.append(ref)
+    return seen
 
 
 @dataclass

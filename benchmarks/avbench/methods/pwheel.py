@@ -130,8 +130,20 @@ def structure_regex(s: Structure) -> str:
 
 
 def describe(s: Structure) -> str:
-    """A structure as people read it, e.g. ``<cap>' '<int>``."""
-    return "".join(repr(d[1]) if d[0] == "const" else f"<{d[0]}>" for d in s)
+    """A structure as people read it, adjacent constants joined, e.g. ``<cap>', '<int>``."""
+    parts: list[str] = []
+    text = ""
+    for kind, const in s:
+        if kind == "const":
+            text += const
+            continue
+        if text:
+            parts.append(repr(text))
+            text = ""
+        parts.append(f"<{kind}>")
+    if text:
+        parts.append(repr(text))
+    return "".join(parts)
 
 
 class _Scorer:
