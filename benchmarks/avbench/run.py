@@ -13,6 +13,7 @@ import numpy as np
 
 import autovalidate
 from benchmarks.avbench import indexes
+from benchmarks.avbench.methods import deequ, grok, pwheel, schema_matching, tfdv
 from benchmarks.avbench.methods.deequ import DeequCategorical, DeequFractional
 from benchmarks.avbench.methods.fmdv import FmdvMethod
 from benchmarks.avbench.methods.grok import GrokMethod, grok_library
@@ -219,6 +220,21 @@ def run(cfg: Config) -> dict[str, Any]:
         "index": {"path": str(index_path), **_index_facts(index)},
         "query_set": {"size": len(cases), "quick": cfg.quick, "seed": 0},
         "defaults": defaults,
+        "grid": {k: list(v) for k, v in GRID.items()},
+        "baselines": {
+            "deequ": {
+                "cardinality_threshold": deequ.CARDINALITY_THRESHOLD,
+                "target_coverage": deequ.TARGET_COVERAGE,
+                "z": deequ.Z,
+            },
+            "tfdv": {"max_string_domain_size": tfdv.MAX_STRING_DOMAIN_SIZE},
+            "pwheel": {"seeds": pwheel.SEEDS, "max_positions": pwheel.MAX_POSITIONS},
+            "grok": {"probe_size": grok.PROBE_SIZE},
+            "schema_matching": {
+                "max_columns": schema_matching.MAX_COLUMNS,
+                "max_values": schema_matching.MAX_VALUES,
+            },
+        },
     }
     index.close()
     report["_per_case"] = _per_case(cases, runs, scores, applicable)
