@@ -261,7 +261,7 @@ class RuleCounter:
     def _count_re2(self, rules: list[Rule]) -> None:
         parts = []
         for k, rule in enumerate(rules):
-            literal = "'" + rule.regex.replace("'", "''") + "'"
+            literal = "'" + str(rule.regex).replace("'", "''") + "'"
             bad = f"NOT regexp_full_match(value, {literal})"
             parts.append(
                 f"coalesce(sum(n) FILTER (WHERE {bad}), 0) AS f{k}, "

@@ -185,14 +185,7 @@ def run(cfg: Config) -> dict[str, Any]:
     counter = RuleCounter(cases)
     counts = counter.count(r for m in runs.values() for r in m.rules)
     scores = {name: score(cases, m.rules, counts) for name, m in runs.items()}
-    applicable = [
-        i
-        for i in range(len(cases))
-        if any(
-            m.pattern_based and m.rules[i] is not None and not m.rules[i].match_anything
-            for m in runs.values()
-        )
-    ]
+    applicable = [i for i in range(len(cases)) if any(_pattern_rule(m, i) for m in runs.values())]
     report["methods"] = {}
     for name in METHOD_KEYS:
         m = runs[name]
@@ -239,6 +232,12 @@ def run(cfg: Config) -> dict[str, Any]:
     index.close()
     report["_per_case"] = _per_case(cases, runs, scores, applicable)
     return report
+
+
+def _pattern_rule(m: MethodRun, i: int) -> bool:
+    """Whether method ``m`` gave case ``i`` a pattern that is not match-anything."""
+    rule = m.rules[i]
+    return m.pattern_based and rule is not None and not rule.match_anything
 
 
 def _index_facts(index: autovalidate.PatternIndex) -> dict[str, Any]:

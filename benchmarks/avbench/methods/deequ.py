@@ -68,7 +68,7 @@ def deequ_type(values: list[str]) -> str:
     str
         ``"Unknown"``, ``"String"``, ``"Boolean"``, ``"Fractional"`` or ``"Integral"``.
     """
-    kinds = Counter()
+    kinds: Counter[str] = Counter()
     for v in values:
         if _FRACTIONAL.fullmatch(v):
             kinds["Fractional"] += 1

@@ -24,7 +24,7 @@ def main() -> None:
     frame = pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in columns.items()})
     stats = tfdv.generate_statistics_from_dataframe(frame)
     schema = tfdv.infer_schema(stats, max_string_domain_size=max_size)
-    out = {}
+    out: dict[str, list[str] | None] = {}
     for name in columns:
         feature = tfdv.get_feature(schema, name)
         if feature.HasField("bool_domain"):  # strings "true"/"false": values outside fail
