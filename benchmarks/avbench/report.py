@@ -40,12 +40,15 @@ def machine() -> dict[str, Any]:
 
 
 def commit(repo: Path) -> dict[str, Any]:
-    """``git rev-parse HEAD`` of ``repo`` and whether the work tree had changes."""
+    """``git rev-parse HEAD`` of ``repo`` and whether tracked files differ from it.
+
+    ``benchmarks/results/`` is left out: it holds the outputs of runs, this one's included.
+    """
     head = subprocess.run(
         ["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True
     ).stdout.strip()
     dirty = subprocess.run(
-        ["git", "status", "--porcelain", "--untracked-files=no"],
+        ["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":!benchmarks/results"],
         cwd=repo,
         capture_output=True,
         text=True,
