@@ -14,9 +14,14 @@
 * Two reports: all of B, and the pattern-applicable subset (some pattern-based
   method returns a rule that is neither an abstention nor match-anything).
 
-Counting is done in DuckDB, one query per distinct regex (RE2; the product's
-regexes mean the same there as in Python and Java) and one join for all
-dictionary rules, over a table of every value of B.
+Counting is done in DuckDB over the distinct (column, part, value) triples of
+B with their multiplicities: RE2 regexes (the product's regexes mean the same
+there as in Python and Java) in batches, one scan per batch, and all
+dictionary rules in one join.  Regexes that need constructs RE2 lacks (Grok's
+atomic groups and look-arounds) are counted with Python's ``regex`` module on
+the same distinct values, with the same full-match semantics.  A
+:class:`RuleCounter` keeps the counts of every rule it has seen, so the
+sensitivity sweep counts each distinct rule once.
 """
 
 from __future__ import annotations
@@ -26,16 +31,21 @@ import random
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import pyarrow as pa
+import regex
+
+from autovalidate import drift_test
 
 __all__ = [
     "Case",
     "Counts",
     "Rule",
+    "RuleCounter",
     "eligible_columns",
     "load_queries",
     "count_rules",
@@ -88,8 +98,11 @@ class Rule:
     Attributes
     ----------
     kind
-        ``"regex"`` (``regex`` is fully anchored, RE2-compatible) or
+        ``"regex"`` (``regex`` is fully anchored, full-match semantics) or
         ``"dictionary"`` (``values`` are the allowed strings).
+    dialect
+        Of a regex: ``"re2"`` (counted in DuckDB) or ``"python"`` (needs
+        Python ``regex`` constructs, counted in Python).
     decision
         How counts become a verdict: ``"strict"`` (fail on any non-conforming
         value), ``"min_fraction"`` (fail when the conforming fraction is below
@@ -111,11 +124,12 @@ class Rule:
     min_fraction: float = 0.0
     constraint: Any = None
     match_anything: bool = False
+    dialect: str = "re2"
 
     def key(self) -> tuple:
         """Identity of what must be counted (rules sharing it share the counts)."""
         if self.kind == "regex":
-            return ("regex", self.regex)
+            return ("regex", self.dialect, self.regex)
         return ("dictionary", self.values)
 
 
@@ -179,76 +193,148 @@ def load_queries(lake: Path, size: int = QUERY_SET_SIZE, *, quick: int | None = 
 
 
 def _values_table(cases: Sequence[Case]) -> pa.Table:
-    col, part, value = [], [], []
+    """Distinct (col, is_test, value) of B with their multiplicity ``n``."""
+    counts: dict[tuple[int, bool, str], int] = {}
     for c in cases:
         for k, v in enumerate(c.values):
-            col.append(c.idx)
-            part.append(k >= c.n_train)
-            value.append(v)
+            key = (c.idx, k >= c.n_train, v)
+            counts[key] = counts.get(key, 0) + 1
     return pa.table(
-        {"col": pa.array(col, pa.int32()), "is_test": pa.array(part), "value": pa.array(value)}
+        {
+            "col": pa.array([k[0] for k in counts], pa.int32()),
+            "is_test": pa.array([k[1] for k in counts]),
+            "value": pa.array([k[2] for k in counts], pa.string()),
+            "n": pa.array(list(counts.values()), pa.int64()),
+        }
     )
 
 
-def count_rules(cases: Sequence[Case], rules: Iterable[Rule]) -> dict[tuple, Counts]:
-    """Counts of every distinct rule on every column of B (full column and test part)."""
-    n = len(cases)
-    con = duckdb.connect()
-    con.register("vals_arrow", _values_table(cases))
-    con.execute("CREATE TABLE vals AS SELECT * FROM vals_arrow").fetchall()
-    totals = con.execute(
-        "SELECT col, count(*), count(*) FILTER (WHERE is_test) FROM vals GROUP BY col"
-    ).fetchall()
-    n_full = [0] * n
-    n_test = [0] * n
-    for c, a, b in totals:
-        n_full[c], n_test[c] = a, b
-    distinct: dict[tuple, Rule] = {}
-    for rule in rules:
-        distinct.setdefault(rule.key(), rule)
-    out: dict[tuple, Counts] = {}
-    dictionaries = [(k, r) for k, r in distinct.items() if r.kind == "dictionary"]
-    for key, rule in distinct.items():
-        if rule.kind != "regex":
-            continue
-        literal = "'" + rule.regex.replace("'", "''") + "'"
-        rows = con.execute(
-            f"SELECT col, count(*) FILTER (WHERE NOT regexp_full_match(value, {literal})), "
-            f"count(*) FILTER (WHERE is_test AND NOT regexp_full_match(value, {literal})) "
-            "FROM vals GROUP BY col"
+#: RE2 regexes counted per DuckDB scan.
+_REGEX_BATCH = 24
+
+
+class RuleCounter:
+    """Counts rules on every column of B, remembering what it has counted.
+
+    Parameters
+    ----------
+    cases
+        The query set B (``cases[i].idx == i``).
+    """
+
+    def __init__(self, cases: Sequence[Case]):
+        self.n = len(cases)
+        self._con = duckdb.connect()
+        self._con.register("vals_arrow", _values_table(cases))
+        self._con.execute("CREATE TABLE vals AS SELECT * FROM vals_arrow").fetchall()
+        self._con.unregister("vals_arrow")
+        self.n_full = [0] * self.n
+        self.n_test = [0] * self.n
+        for c, a, b in self._con.execute(
+            "SELECT col, sum(n), coalesce(sum(n) FILTER (WHERE is_test), 0) FROM vals GROUP BY col"
+        ).fetchall():
+            self.n_full[c], self.n_test[c] = int(a), int(b)
+        self._distinct: list[tuple[int, bool, str, int]] | None = None
+        self._cache: dict[tuple, Counts] = {}
+
+    def close(self) -> None:
+        """Release the DuckDB connection."""
+        self._con.close()
+
+    def count(self, rules: Iterable[Rule | None]) -> dict[tuple, Counts]:
+        """Counts of every distinct rule (abstentions skipped), computing only new ones."""
+        todo: dict[tuple, Rule] = {}
+        for rule in rules:
+            if rule is not None and rule.key() not in self._cache:
+                todo.setdefault(rule.key(), rule)
+        re2 = [r for r in todo.values() if r.kind == "regex" and r.dialect == "re2"]
+        python = [r for r in todo.values() if r.kind == "regex" and r.dialect == "python"]
+        dictionaries = [r for r in todo.values() if r.kind == "dictionary"]
+        for start in range(0, len(re2), _REGEX_BATCH):
+            self._count_re2(re2[start : start + _REGEX_BATCH])
+        for rule in python:
+            self._count_python(rule)
+        if dictionaries:
+            self._count_dictionaries(dictionaries)
+        return self._cache
+
+    def _count_re2(self, rules: list[Rule]) -> None:
+        parts = []
+        for k, rule in enumerate(rules):
+            literal = "'" + str(rule.regex).replace("'", "''") + "'"
+            bad = f"NOT regexp_full_match(value, {literal})"
+            parts.append(
+                f"coalesce(sum(n) FILTER (WHERE {bad}), 0) AS f{k}, "
+                f"coalesce(sum(n) FILTER (WHERE is_test AND {bad}), 0) AS t{k}"
+            )
+        rows = self._con.execute(
+            f"SELECT col, {', '.join(parts)} FROM vals GROUP BY col"
         ).fetchall()
-        out[key] = _counts(rows, n, n_full, n_test)
-    if dictionaries:
+        for k, rule in enumerate(rules):
+            self._cache[rule.key()] = self._counts(
+                (row[0], row[1 + 2 * k], row[2 + 2 * k]) for row in rows
+            )
+
+    def _count_python(self, rule: Rule) -> None:
+        if self._distinct is None:
+            self._distinct = self._con.execute("SELECT col, is_test, value, n FROM vals").fetchall()
+        rx = regex.compile(rule.regex)
+        verdict: dict[str, bool] = {}
+        bad_full = [0] * self.n
+        bad_test = [0] * self.n
+        for col, is_test, value, n in self._distinct:
+            ok = verdict.get(value)
+            if ok is None:
+                ok = verdict[value] = rx.fullmatch(value) is not None
+            if not ok:
+                bad_full[col] += n
+                if is_test:
+                    bad_test[col] += n
+        self._cache[rule.key()] = Counts(bad_full, list(self.n_full), bad_test, list(self.n_test))
+
+    def _count_dictionaries(self, rules: list[Rule]) -> None:
         ids, words = [], []
-        for rid, (_, rule) in enumerate(dictionaries):
-            for w in rule.values:
+        for rid, rule in enumerate(rules):
+            for w in rule.values or ():
                 ids.append(rid)
                 words.append(w)
-        con.register("dict_arrow", pa.table({"rid": pa.array(ids, pa.int32()), "value": words}))
-        matched = con.execute(
-            "SELECT d.rid, v.col, count(*), count(*) FILTER (WHERE v.is_test) "
+        self._con.register(
+            "dict_arrow",
+            pa.table({"rid": pa.array(ids, pa.int32()), "value": pa.array(words, pa.string())}),
+        )
+        matched = self._con.execute(
+            "SELECT d.rid, v.col, sum(v.n), coalesce(sum(v.n) FILTER (WHERE v.is_test), 0) "
             "FROM vals v JOIN dict_arrow d ON v.value = d.value GROUP BY ALL"
         ).fetchall()
+        self._con.unregister("dict_arrow")
         per_rule: dict[int, list[tuple[int, int, int]]] = {}
         for rid, col, a, b in matched:
-            per_rule.setdefault(rid, []).append((col, a, b))
-        for rid, (key, _) in enumerate(dictionaries):
-            good_full = [0] * n
-            good_test = [0] * n
+            per_rule.setdefault(rid, []).append((col, int(a), int(b)))
+        for rid, rule in enumerate(rules):
+            good_full = [0] * self.n
+            good_test = [0] * self.n
             for col, a, b in per_rule.get(rid, []):
                 good_full[col], good_test[col] = a, b
-            rows = [(j, n_full[j] - good_full[j], n_test[j] - good_test[j]) for j in range(n)]
-            out[key] = _counts(rows, n, n_full, n_test)
-    con.close()
-    return out
+            self._cache[rule.key()] = self._counts(
+                (j, self.n_full[j] - good_full[j], self.n_test[j] - good_test[j])
+                for j in range(self.n)
+            )
+
+    def _counts(self, rows: Iterable[tuple[int, int, int]]) -> Counts:
+        bad_full = [0] * self.n
+        bad_test = [0] * self.n
+        for col, a, b in rows:
+            bad_full[col], bad_test[col] = int(a), int(b)
+        return Counts(bad_full, list(self.n_full), bad_test, list(self.n_test))
 
 
-def _counts(rows, n, n_full, n_test) -> Counts:
-    bad_full = [0] * n
-    bad_test = [0] * n
-    for col, a, b in rows:
-        bad_full[col], bad_test[col] = a, b
-    return Counts(bad_full, list(n_full), bad_test, list(n_test))
+def count_rules(cases: Sequence[Case], rules: Iterable[Rule | None]) -> dict[tuple, Counts]:
+    """Counts of every distinct rule on every column of B (full column and test part)."""
+    counter = RuleCounter(cases)
+    try:
+        return dict(counter.count(rules))
+    finally:
+        counter.close()
 
 
 def decide(rule: Rule, bad: int, n: int) -> bool:
@@ -256,10 +342,22 @@ def decide(rule: Rule, bad: int, n: int) -> bool:
     if rule.decision == "strict":
         return bad == 0
     if rule.decision == "constraint":
-        return rule.constraint.evaluate_counts(bad, n).passed
+        c = rule.constraint
+        return _constraint_passes(c.test, c.alpha, c.train_nonconforming, c.train_n, bad, n)
     if rule.decision == "min_fraction":
         return n == 0 or (n - bad) / n >= rule.min_fraction
     raise ValueError(f"unknown decision {rule.decision!r}")
+
+
+@lru_cache(maxsize=1 << 18)
+def _constraint_passes(
+    test: str, alpha: float, train_bad: int, train_n: int, bad: int, n: int
+) -> bool:
+    """The product's verdict (``drift_test``, as ``PatternConstraint.evaluate_counts`` calls it).
+
+    Memoised on its inputs: recall asks the same Fisher test for many columns.
+    """
+    return not drift_test(train_bad, train_n, bad, n, test=test, alpha=alpha).drift
 
 
 @dataclass(frozen=True)

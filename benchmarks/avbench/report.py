@@ -1,0 +1,259 @@
+"""Writing an AV-bench run: JSON, Markdown table, per-case CSV, Fig. 10 and Fig. 12 plots."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import platform
+import subprocess
+from pathlib import Path
+from typing import Any
+
+__all__ = ["machine", "commit", "write"]
+
+#: Files a run may write, by role; a run deletes the ones it does not write.
+OUTPUTS = ("json", "md", "cases.csv", "pr.png", "sensitivity.png")
+
+
+def machine() -> dict[str, Any]:
+    """Cores, memory (bytes), CPU model, OS and Python of this machine."""
+    memory = None
+    cpu = platform.processor() or None
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                memory = int(line.split()[1]) * 1024
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {
+        "cores": os.cpu_count(),
+        "memory_bytes": memory,
+        "cpu": cpu,
+        "os": platform.platform(),
+        "python": platform.python_version(),
+    }
+
+
+def commit(repo: Path) -> dict[str, Any]:
+    """``git rev-parse HEAD`` of ``repo`` and whether tracked files differ from it.
+
+    ``benchmarks/results/`` is left out: it holds the outputs of runs, this one's included.
+    """
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True
+    ).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":!benchmarks/results"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    return {"sha": head or None, "dirty": bool(dirty)}
+
+
+def _paths(out: Path, stem: str) -> dict[str, Path]:
+    return {
+        role: out / (f"{stem}.{role}" if "." not in role else f"{stem}_{role}") for role in OUTPUTS
+    }
+
+
+def write(report: dict[str, Any], out: Path, stem: str) -> dict[str, Path]:
+    """Write the run's files under ``out`` named ``stem.*``; remove stale ones of that stem.
+
+    Returns
+    -------
+    dict
+        Role (``json``, ``md``, ``cases.csv``, ``pr.png``, ``sensitivity.png``) to path.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    paths = _paths(out, stem)
+    per_case = report.pop("_per_case")
+    written = {"json", "md", "cases.csv", "pr.png"}
+    if "sensitivity" in report:
+        written.add("sensitivity.png")
+    for role, path in paths.items():
+        if role not in written and path.exists():
+            path.unlink()
+    with paths["cases.csv"].open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(per_case[0]))
+        writer.writeheader()
+        writer.writerows(per_case)
+    _plot_pr(report, paths["pr.png"])
+    if "sensitivity" in report:
+        _plot_sensitivity(report["sensitivity"], paths["sensitivity.png"])
+    report["files"] = {role: p.name for role, p in paths.items() if role in written}
+    paths["json"].write_text(json.dumps(report, indent=2, sort_keys=False, default=str) + "\n")
+    paths["md"].write_text(markdown(report))
+    return {role: p for role, p in paths.items() if role in written}
+
+
+def _f(x: Any) -> str:
+    return "–" if x is None or (isinstance(x, float) and x != x) else f"{x:.3f}"
+
+
+def markdown(report: dict[str, Any]) -> str:
+    """The run as a Markdown page: quality table, cost, sensitivity, links to the plots."""
+    c = report["commit"]
+    m = report["machine"]
+    lines = [
+        "# AV-bench results",
+        "",
+        f"Commit `{c['sha']}`{' (with uncommitted changes)' if c['dirty'] else ''}; "
+        f"{m['cores']} cores, {m['memory_bytes'] / 2**30:.0f} GiB; {report['finished']}; "
+        f"{report['seconds']:.0f} s.",
+        f"B: {report['cases']['all']} columns"
+        f"{' (quick: a prefix of B)' if report['params']['query_set']['quick'] else ''}; "
+        f"pattern-applicable subset: {report['cases']['applicable']} columns. "
+        f"Index: `{report['params']['index']['path']}` (tau={report['params']['index']['tau']}). "
+        "Product defaults: "
+        + ", ".join(f"{k}={v}" for k, v in report["params"]["defaults"].items())
+        + ".",
+        "",
+        "| method | P (all) | R (all) | F1 (all) | P (appl.) | R (appl.) | F1 (appl.) "
+        "| abstains | match-anything | implementation |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for name, r in report["methods"].items():
+        a, s = r["all"], r["applicable"]
+        lines.append(
+            f"| {name} | {_f(a['precision'])} | {_f(a['recall'])} | {_f(a['f1'])} "
+            f"| {_f(s['precision'])} | {_f(s['recall'])} | {_f(s['f1'])} "
+            f"| {r['abstentions']} | {r['match_anything']} | {r.get('implementation', '')} |"
+        )
+    files = report["files"]
+    lines += [
+        "",
+        f"Precision/recall (Fig. 10): [{files['pr.png']}]({files['pr.png']}); "
+        f"per case: [{files['cases.csv']}]({files['cases.csv']}).",
+    ]
+    cost = report.get("cost")
+    if cost:
+        lines += [
+            "",
+            "## Cost",
+            "",
+            "Online, `suggest_pattern` with a warm index, per column:",
+            "",
+            "| method | median ms | p95 ms | mean ms |",
+            "|---|---:|---:|---:|",
+        ]
+        for name, o in cost["online"].items():
+            lines.append(
+                f"| {name} | {o['median_ms']:.1f} | {o['p95_ms']:.1f} | {o['mean_ms']:.1f} |"
+            )
+        off = cost.get("offline")
+        if off:
+            lines += [
+                "",
+                f"Offline index build (tau={off['tau']}), corpus "
+                f"{off['corpus_bytes'] / 2**20:.1f} MiB:",
+                "",
+                "| master | wall s | columns/s | values/s | index MiB | index/corpus |",
+                "|---|---:|---:|---:|---:|---:|",
+            ]
+            for master, b in off["builds"].items():
+                lines.append(
+                    f"| {master} | {b['wall_seconds']:.0f} | {b['columns_per_second']:.0f} "
+                    f"| {b['values_per_second']:.0f} | {b['index_bytes'] / 2**20:.1f} "
+                    f"| {b['index_to_corpus']:.2f} |"
+                )
+    sens = report.get("sensitivity")
+    if sens:
+        lines += ["", "## Sensitivity (Fig. 12), pattern-applicable subset, P / R", ""]
+        for param in ("r", "m", "tau", "theta"):
+            entry = sens.get(param)
+            if not entry or not entry["values"]:
+                continue
+            lines += [
+                f"| {param} | " + " | ".join(str(v) for v in entry["values"]) + " |",
+                "|---|" + "---:|" * len(entry["values"]),
+            ]
+            for variant, res in entry["methods"].items():
+                cells = [f"{_f(x['precision'])} / {_f(x['recall'])}" for x in res["applicable"]]
+                lines.append(f"| {variant} | " + " | ".join(cells) + " |")
+            lines.append("")
+        if "omitted" in sens:
+            lines += ["Omitted: " + "; ".join(f"{k}: {v}" for k, v in sens["omitted"].items()), ""]
+        lines.append(f"Plot: [{files['sensitivity.png']}]({files['sensitivity.png']}).")
+    return "\n".join(lines) + "\n"
+
+
+def _plot_pr(report: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(12, 5.5))
+    for ax, subset, title in (
+        (axes[0], "all", f"all of B ({report['cases']['all']} columns)"),
+        (axes[1], "applicable", f"pattern-applicable ({report['cases']['applicable']} columns)"),
+    ):
+        for k, (name, r) in enumerate(report["methods"].items()):
+            p, rec = r[subset]["precision"], r[subset]["recall"]
+            if p != p:
+                continue
+            ours = name.startswith("fmdv")
+            ax.scatter(
+                rec,
+                p,
+                marker="*" if ours else "o",
+                s=120 if ours else 50,
+                color="tab:red" if ours else "tab:blue",
+            )
+            # staggered labels: methods often land on nearly the same point
+            ax.annotate(
+                name, (rec, p), textcoords="offset points", xytext=(5, 9 * (k % 3) - 9), fontsize=8
+            )
+        ax.set_xlim(-0.02, 1.02)
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_xlabel("recall")
+        ax.set_ylabel("precision")
+        ax.set_title(title)
+        ax.grid(alpha=0.3)
+    fig.suptitle("AV-bench: precision vs. recall (Song & He 2021, Fig. 10)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def _plot_sensitivity(sens: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    params = [p for p in ("r", "m", "tau", "theta") if sens.get(p, {}).get("values")]
+    fig, axes = plt.subplots(1, len(params), figsize=(4.5 * len(params), 4.5), squeeze=False)
+    colors = {
+        "fmdv": "tab:blue",
+        "fmdv-v": "tab:green",
+        "fmdv-h": "tab:orange",
+        "fmdv-vh": "tab:red",
+    }
+    for ax, param in zip(axes[0], params, strict=True):
+        entry = sens[param]
+        x = list(range(len(entry["values"])))
+        for variant, res in entry["methods"].items():
+            ys = res["applicable"]
+            ax.plot(
+                x, [y["precision"] for y in ys], "-o", color=colors[variant], label=f"{variant} P"
+            )
+            ax.plot(
+                x, [y["recall"] for y in ys], "--s", color=colors[variant], label=f"{variant} R"
+            )
+        ax.set_xticks(x, [str(v) for v in entry["values"]])
+        ax.set_xlabel(param + (f" (default {sens['defaults'][param]})"))
+        ax.set_ylim(-0.02, 1.02)
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("precision (solid) / recall (dashed), applicable subset")
+    axes[0][0].legend(fontsize=7, loc="center right")  # the r panel has all four variants
+    fig.suptitle("AV-bench sensitivity (Song & He 2021, Fig. 12)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

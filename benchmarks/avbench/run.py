@@ -1,0 +1,353 @@
+"""One AV-bench run: every method on B, the two reports, sensitivity and cost (``BENCHMARK.md``)."""
+
+from __future__ import annotations
+
+import inspect
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import autovalidate
+from benchmarks.avbench import indexes
+from benchmarks.avbench.methods import deequ, grok, pwheel, schema_matching, tfdv
+from benchmarks.avbench.methods.deequ import DeequCategorical, DeequFractional
+from benchmarks.avbench.methods.fmdv import FmdvMethod
+from benchmarks.avbench.methods.grok import GrokMethod, grok_library
+from benchmarks.avbench.methods.pwheel import PWheelMethod
+from benchmarks.avbench.methods.schema_matching import VARIANTS, SchemaMatcher, SchemaMatchingMethod
+from benchmarks.avbench.methods.tfdv import TfdvMethod, ensure_tfdv
+from benchmarks.avbench.protocol import (
+    Case,
+    CaseScore,
+    Rule,
+    RuleCounter,
+    load_queries,
+    score,
+    summarize,
+)
+
+__all__ = ["Config", "FMDV_VARIANTS", "GRID", "METHOD_KEYS", "product_defaults", "run"]
+
+FMDV_VARIANTS = ("fmdv", "fmdv-v", "fmdv-h", "fmdv-vh")
+METHOD_KEYS = (
+    *FMDV_VARIANTS,
+    "deequ-cat",
+    "deequ-fra",
+    "tfdv",
+    "pwheel",
+    "grok",
+    *VARIANTS,
+)
+#: The sensitivity grid of BENCHMARK.md (the paper's Fig. 12).
+GRID: dict[str, tuple[float, ...]] = {
+    "r": (0, 0.01, 0.02, 0.05, 0.1),
+    "m": (0, 10, 50, 100, 500),
+    "tau": (8, 10, 13),
+    "theta": (0, 0.01, 0.05, 0.1, 0.2),
+}
+#: θ only acts through a horizontal cut (the paper's Fig. 12(d) is FMDV-H's).
+THETA_VARIANTS = ("fmdv-h", "fmdv-vh")
+QUICK_SIZE = 100
+
+
+@dataclass
+class Config:
+    """What a run does.
+
+    Attributes
+    ----------
+    lake
+        The corpus T (and the source of B).
+    index
+        The default-tau index; None: ``work/index-tau{tau}``, built by the
+        offline cost step (or reused when its metadata matches).
+    work
+        Scratch space (indexes, the TFDV venv); gitignored.
+    out
+        Where results go.
+    quick
+        Only the first ``quick`` columns of B (a prefix, not another sample).
+    skip_build
+        Build no index: no offline cost, no tau points without an index.
+    tfdv_install
+        May install TFDV into ``work/tfdv-venv``.
+    sensitivity, cost
+        Run the sweep, the cost measurements.
+    progress
+        Called with one line per step.
+    """
+
+    lake: Path
+    index: Path | None
+    work: Path
+    out: Path
+    quick: int | None = None
+    skip_build: bool = False
+    tfdv_install: bool = True
+    sensitivity: bool = True
+    cost: bool = True
+    progress: Callable[[str], None] = field(default=lambda line: None)
+
+
+def product_defaults() -> dict[str, Any]:
+    """r, m, theta, tau and alpha as ``autovalidate.suggest_pattern`` defaults them."""
+    params = inspect.signature(autovalidate.suggest_pattern).parameters
+    return {k: params[k].default for k in ("r", "m", "theta", "tau", "alpha")}
+
+
+@dataclass
+class MethodRun:
+    """The rules of one method on B, and what it cost."""
+
+    name: str
+    pattern_based: bool
+    rules: list[Rule | None]
+    seconds: float
+    per_case_ms: list[float] = field(default_factory=list)
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+def _fit(method: Any, cases: Sequence[Case], timed: bool = False) -> MethodRun:
+    started = time.perf_counter()
+    per_case: list[float] = []
+    if hasattr(method, "fit_all"):
+        rules = method.fit_all(cases)
+    else:
+        rules = []
+        for c in cases:
+            t = time.perf_counter()
+            rules.append(method.fit(c.train))
+            per_case.append((time.perf_counter() - t) * 1000.0)
+    return MethodRun(
+        method.name,
+        method.pattern_based,
+        rules,
+        time.perf_counter() - started,
+        per_case if timed else [],
+        dict(getattr(method, "info", {})),
+    )
+
+
+def _summary(scores: list[CaseScore], subset: list[int]) -> dict[str, dict[str, float]]:
+    return {"all": summarize(scores), "applicable": summarize(scores, subset)}
+
+
+def run(cfg: Config) -> dict[str, Any]:
+    """Run the benchmark; returns the report (also the content of ``avbench.json``).
+
+    Raises
+    ------
+    RuntimeError
+        If an index is needed, missing, and building is not allowed.
+    """
+    say = cfg.progress
+    defaults = product_defaults()
+    report: dict[str, Any] = {}
+    cost: dict[str, Any] = {}
+    if cfg.cost and not cfg.skip_build:
+        say(f"offline cost: building the index of {cfg.lake} at local[1] and local[2]")
+        cost["offline"] = indexes.offline_cost(cfg.lake, cfg.work, tau=defaults["tau"])
+    index_path = cfg.index or cfg.work / f"index-tau{defaults['tau']}"
+    if cfg.index is None and not indexes.index_matches(index_path, cfg.lake, defaults["tau"]):
+        if cfg.skip_build:
+            raise RuntimeError(f"no index at {index_path}; pass --index or drop --skip-build")
+        say(f"building the default index at {index_path}")
+        indexes.build(cfg.lake, index_path, tau=defaults["tau"], master="local[2]")
+
+    say(f"loading B from {cfg.lake}")
+    cases = load_queries(cfg.lake, quick=cfg.quick)
+    index = autovalidate.PatternIndex.open(index_path)
+    say(f"B: {len(cases)} columns; index {index_path} (tau={index.tau})")
+
+    runs: dict[str, MethodRun] = {}
+    autovalidate.suggest_pattern(cases[0].train, index)  # warm the index before timing
+    for variant in FMDV_VARIANTS:
+        runs[variant] = _fit(FmdvMethod(variant, index), cases, timed=True)
+        say(f"{variant}: {runs[variant].seconds:.1f} s")
+    for method in (DeequCategorical(), DeequFractional(), PWheelMethod()):
+        runs[method.name] = _fit(method, cases)
+        say(f"{method.name}: {runs[method.name].seconds:.1f} s")
+    setup = ensure_tfdv(cfg.work, install=cfg.tfdv_install)
+    say(f"tfdv: {setup.implementation}")
+    runs["tfdv"] = _fit(TfdvMethod(setup), cases)
+    runs["grok"] = _fit(GrokMethod(grok_library(cfg.lake)), cases)
+    say(f"grok: {runs['grok'].seconds:.1f} s")
+    matcher = SchemaMatcher(cfg.lake, cases)
+    for variant in VARIANTS:
+        runs[variant] = _fit(SchemaMatchingMethod(variant, matcher), cases)
+        say(f"{variant}: {runs[variant].seconds:.1f} s")
+    matcher.close()
+
+    counter = RuleCounter(cases)
+    counts = counter.count(r for m in runs.values() for r in m.rules)
+    scores = {name: score(cases, m.rules, counts) for name, m in runs.items()}
+    applicable = [i for i in range(len(cases)) if any(_pattern_rule(m, i) for m in runs.values())]
+    report["methods"] = {}
+    for name in METHOD_KEYS:
+        m = runs[name]
+        report["methods"][name] = {
+            **_summary(scores[name], applicable),
+            "pattern_based": m.pattern_based,
+            "abstentions": sum(r is None for r in m.rules),
+            "match_anything": sum(r is not None and r.match_anything for r in m.rules),
+            "fit_seconds": m.seconds,
+            **m.info,
+        }
+    report["cases"] = {"all": len(cases), "applicable": len(applicable)}
+
+    if cfg.sensitivity:
+        say("sensitivity sweep")
+        report["sensitivity"] = sensitivity(
+            cases, counter, index, runs, applicable, defaults, cfg, say
+        )
+    counter.close()
+    if cfg.cost:
+        cost["online"] = {v: _latency(runs[v].per_case_ms) for v in FMDV_VARIANTS}
+        report["cost"] = cost
+    report["params"] = {
+        "lake": str(cfg.lake),
+        "index": {"path": str(index_path), **_index_facts(index)},
+        "query_set": {"size": len(cases), "quick": cfg.quick, "seed": 0},
+        "defaults": defaults,
+        "grid": {k: list(v) for k, v in GRID.items()},
+        "baselines": {
+            "deequ": {
+                "cardinality_threshold": deequ.CARDINALITY_THRESHOLD,
+                "target_coverage": deequ.TARGET_COVERAGE,
+                "z": deequ.Z,
+            },
+            "tfdv": {"max_string_domain_size": tfdv.MAX_STRING_DOMAIN_SIZE},
+            "pwheel": {"seeds": pwheel.SEEDS, "max_positions": pwheel.MAX_POSITIONS},
+            "grok": {"probe_size": grok.PROBE_SIZE},
+            "schema_matching": {
+                "max_columns": schema_matching.MAX_COLUMNS,
+                "max_values": schema_matching.MAX_VALUES,
+            },
+        },
+    }
+    index.close()
+    report["_per_case"] = _per_case(cases, runs, scores, applicable)
+    return report
+
+
+def _pattern_rule(m: MethodRun, i: int) -> bool:
+    """Whether method ``m`` gave case ``i`` a pattern that is not match-anything."""
+    rule = m.rules[i]
+    return m.pattern_based and rule is not None and not rule.match_anything
+
+
+def _index_facts(index: autovalidate.PatternIndex) -> dict[str, Any]:
+    meta = index.metadata
+    return {
+        "tau": meta.tau,
+        "patterns": meta.patterns,
+        "corpus": meta.corpus,
+        "built": meta.build.get("finished"),
+        "master": meta.build.get("master"),
+    }
+
+
+def _latency(ms: list[float]) -> dict[str, float]:
+    a = np.asarray(ms)
+    return {
+        "median_ms": float(np.median(a)),
+        "p95_ms": float(np.percentile(a, 95)),
+        "mean_ms": float(a.mean()),
+        "max_ms": float(a.max()),
+        "columns": len(ms),
+    }
+
+
+def _per_case(
+    cases: Sequence[Case],
+    runs: dict[str, MethodRun],
+    scores: dict[str, list[CaseScore]],
+    applicable: list[int],
+) -> list[dict[str, Any]]:
+    chosen = set(applicable)
+    rows = []
+    for c in cases:
+        row: dict[str, Any] = {
+            "case": c.idx,
+            "source": c.source,
+            "table_id": c.table_id,
+            "column_position": c.column_position,
+            "column_name": c.column_name,
+            "n_values": len(c.values),
+            "n_train": c.n_train,
+            "applicable": c.idx in chosen,
+        }
+        for name in METHOD_KEYS:
+            rule = runs[name].rules[c.idx]
+            row[f"{name}:rule"] = "" if rule is None else rule.description
+            row[f"{name}:precision"] = scores[name][c.idx].precision
+            row[f"{name}:recall"] = round(scores[name][c.idx].recall, 6)
+        rows.append(row)
+    return rows
+
+
+def sensitivity(
+    cases: Sequence[Case],
+    counter: RuleCounter,
+    index: autovalidate.PatternIndex,
+    runs: dict[str, MethodRun],
+    applicable: list[int],
+    defaults: dict[str, Any],
+    cfg: Config,
+    say: Callable[[str], None],
+) -> dict[str, Any]:
+    """FMDV variants with one of r, m, tau, theta varied from the product defaults (Fig. 12).
+
+    tau values other than the default index's need an index built with that
+    tau (``work/index-tau{tau}``, reused when its metadata matches); a tau
+    without one is listed under ``omitted``.
+    """
+    out: dict[str, Any] = {"defaults": {k: defaults[k] for k in GRID}, "subset": "both"}
+    indexes_by_tau: dict[int, autovalidate.PatternIndex] = {index.tau: index}
+    omitted: dict[str, str] = {}
+    for tau in GRID["tau"]:
+        tau = int(tau)
+        if tau in indexes_by_tau:
+            continue
+        path = cfg.work / f"index-tau{tau}"
+        if not indexes.index_matches(path, cfg.lake, tau):
+            if cfg.skip_build:
+                omitted[f"tau={tau}"] = f"no index with tau={tau} at {path} and --skip-build"
+                continue
+            say(f"building the tau={tau} index at {path}")
+            indexes.build(cfg.lake, path, tau=tau, master="local[2]")
+        indexes_by_tau[tau] = autovalidate.PatternIndex.open(path)
+    for param, values in GRID.items():
+        variants = THETA_VARIANTS if param == "theta" else FMDV_VARIANTS
+        entry: dict[str, Any] = {
+            "values": [],
+            "methods": {v: {"all": [], "applicable": []} for v in variants},
+        }
+        for value in values:
+            params = {k: defaults[k] for k in ("r", "m", "theta", "tau")}
+            params[param] = int(value) if param in ("m", "tau") else value
+            idx = indexes_by_tau.get(params["tau"])
+            if idx is None:
+                continue
+            entry["values"].append(params[param])
+            for variant in variants:
+                if params == {k: defaults[k] for k in ("r", "m", "theta", "tau")} and idx is index:
+                    rules = runs[variant].rules
+                else:
+                    rules = _fit(FmdvMethod(variant, idx, {**params}), cases).rules
+                counts = counter.count(rules)
+                s = score(cases, rules, counts)
+                entry["methods"][variant]["all"].append(summarize(s))
+                entry["methods"][variant]["applicable"].append(summarize(s, applicable))
+            say(f"sensitivity {param}={params[param]}")
+        out[param] = entry
+    for idx in indexes_by_tau.values():
+        if idx is not index:
+            idx.close()
+    if omitted:
+        out["omitted"] = omitted
+    return out

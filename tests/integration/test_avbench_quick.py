@@ -1,0 +1,99 @@
+"""AV-bench end to end on lake-mini: the quick mode writes every output, numbers in range."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from benchmarks.avbench.__main__ import main
+from benchmarks.avbench.run import FMDV_VARIANTS, METHOD_KEYS
+
+pytestmark = pytest.mark.spark
+
+
+@pytest.fixture(scope="session")
+def mini_index(spark, lake_mini, tmp_path_factory):
+    """A small index of lake-mini built by the product (small budget: a smoke test only)."""
+    from index_jobs.build_index import build_index
+
+    out = tmp_path_factory.mktemp("avbench") / "index"
+    build_index(spark, str(lake_mini), str(out), tau=8, budget=200, partitions=2)
+    return out
+
+
+def _run(tmp_path, lake_mini, mini_index, *extra):
+    out = tmp_path / "results"
+    code = main(
+        [
+            "--quick",
+            "--lake",
+            str(lake_mini),
+            "--index",
+            str(mini_index),
+            "--skip-build",
+            "--no-tfdv-install",
+            "--out",
+            str(out),
+            "--work",
+            str(tmp_path / "work"),
+            *extra,
+        ]
+    )
+    assert code == 0
+    return out, json.loads((out / "avbench-quick.json").read_text())
+
+
+def _fraction(x):
+    return isinstance(x, float) and 0.0 <= x <= 1.0
+
+
+def _check_methods(report):
+    assert list(report["methods"]) == list(METHOD_KEYS)
+    cases = report["cases"]
+    assert 0 < cases["applicable"] <= cases["all"] <= 100
+    for name, result in report["methods"].items():
+        for subset in ("all", "applicable"):
+            s = result[subset]
+            assert all(_fraction(s[k]) for k in ("precision", "recall", "f1")), (name, s)
+            p, r = s["precision"], s["recall"]
+            assert math.isclose(s["f1"], 2 * p * r / (p + r) if p + r else 0.0)
+        assert 0 <= result["abstentions"] <= cases["all"]
+    assert report["methods"]["tfdv"]["implementation"].startswith(
+        ("tensorflow-data-validation", "reimplementation")
+    )
+
+
+def test_quick_run_writes_every_output_with_numbers_in_range(tmp_path, lake_mini, mini_index):
+    out, report = _run(tmp_path, lake_mini, mini_index, "--no-sensitivity", "--no-cost")
+    _check_methods(report)
+    assert "sensitivity" not in report and "cost" not in report  # not measured, not written
+    assert report["commit"]["sha"] and report["machine"]["cores"] >= 1
+    assert report["params"]["query_set"]["size"] == report["cases"]["all"]
+    for name in ("avbench-quick.md", "avbench-quick_cases.csv", "avbench-quick_pr.png"):
+        assert (out / name).stat().st_size > 0
+    assert not (out / "avbench-quick_sensitivity.png").exists()
+    header = (out / "avbench-quick_cases.csv").read_text().splitlines()[0].split(",")
+    assert {f"{m}:precision" for m in METHOD_KEYS} <= set(header)
+    table = (out / "avbench-quick.md").read_text()
+    assert all(f"| {m} |" in table for m in METHOD_KEYS)
+
+
+@pytest.mark.slow
+def test_quick_run_with_sensitivity_and_online_cost(tmp_path, lake_mini, mini_index):
+    out, report = _run(tmp_path, lake_mini, mini_index)
+    _check_methods(report)
+    sens = report["sensitivity"]
+    assert sens["r"]["values"] == [0, 0.01, 0.02, 0.05, 0.1]
+    assert set(sens["theta"]["methods"]) == {"fmdv-h", "fmdv-vh"}
+    assert "tau=10" in sens["omitted"]  # --skip-build: no tau=10 index, so no tau=10 point
+    for param in ("r", "m", "theta"):
+        for variant, res in sens[param]["methods"].items():
+            assert len(res["applicable"]) == len(sens[param]["values"]), (param, variant)
+            assert all(_fraction(x["precision"]) for x in res["applicable"])
+    online = report["cost"]["online"]
+    assert set(online) == set(FMDV_VARIANTS)
+    assert all(0 < o["median_ms"] <= o["p95_ms"] for o in online.values())
+    assert "offline" not in report["cost"]  # --skip-build: no build was timed
+    assert (out / "avbench-quick_sensitivity.png").stat().st_size > 0
