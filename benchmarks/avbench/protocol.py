@@ -112,8 +112,9 @@ class Rule:
     description
         The rule as people read it, for the per-case CSV.
     match_anything
-        The rule accepts every value (does not count as a pattern rule for
-        the applicable subset).
+        The rule accepts every value, or (PWheel and SM) its structure is the
+        catch-all ξ* after at most a prefix: it does not count as a pattern
+        rule for the applicable subset.
     """
 
     kind: str

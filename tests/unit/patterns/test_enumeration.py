@@ -41,13 +41,13 @@ def test_regex_matches_every_value_a_pattern_claims():
 
 def test_a_wide_value_alone_can_exceed_the_budget():
     # one 7-token time string has 6*2*6*2*6*2*7 = 24,192 patterns
-    cp = column_patterns(FIG6_D, budget=5000)
+    cp = column_patterns(FIG6_D, budget=5000, ladder=(0.0, 0.2, 0.5, 1.0))
     assert cp.min_coverage is not None and cp.min_coverage > 0.0
     assert H5 in cp.counts and H2 not in cp.counts
 
 
 def test_values_wider_than_tau_generate_nothing_but_count():
-    cp = column_patterns(["1-2-3-4", "1"], tau=3)
+    cp = column_patterns(["1-2-3-4", "1"], tau=3, ladder=(0.0,))
     assert cp.n_values == 2
     assert cp.counts["<digit>{1}"] == 1
     assert not any(p.count("-") for p in cp.counts)
@@ -56,9 +56,9 @@ def test_values_wider_than_tau_generate_nothing_but_count():
 
 def test_budget_raises_the_coverage_threshold():
     values = [f"{a} {b}" for a in ["ab", "ABC", "Abcd", "x1"] for b in ["zz", "Q", "12", "3.5"]]
-    exact = column_patterns(values, budget=10**6)
+    exact = column_patterns(values, budget=10**6, ladder=(0.0, 0.2, 0.5, 1.0))
     assert exact.min_coverage == 0.0
-    small = column_patterns(values, budget=20)
+    small = column_patterns(values, budget=20, ladder=(0.0, 0.2, 0.5, 1.0))
     assert small.min_coverage is not None and small.min_coverage > 0
     assert len(small.counts) <= 20
     # what is kept is exact for the kept patterns, and covers the threshold

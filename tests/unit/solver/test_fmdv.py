@@ -58,6 +58,20 @@ def test_optional_segment_from_alignment(small_index):
         assert not regex.fullmatch(s.regex, "")
 
 
+def test_objectives_differ_on_generality(small_index):
+    train = ["ABC", "XYZ", "QRS", "DEF"]
+    general = solve(
+        train, small_index, method="fmdv", params=SolverParams(objective="fpr", min_cov=5)
+    )
+    specific = solve(
+        train, small_index, method="fmdv", params=SolverParams(objective="coverage", min_cov=5)
+    )
+    assert general is not None and specific is not None
+    g, s = general.segments[0].hypothesis, specific.segments[0].hypothesis
+    assert s.cov <= g.cov and g.fpr <= s.fpr
+    assert regex.fullmatch(specific.regex, "KLM") and not regex.fullmatch(specific.regex, "KLMN")
+
+
 def test_no_match_anything_for_natural_language(small_index):
     train = ["the quick brown fox", "jumps", "over the lazy dog", "and runs away quickly"]
     assert solve(train, small_index, method="fmdv-vh", params=LOOSE) is None
@@ -70,3 +84,5 @@ def test_parameters_are_checked(small_index):
         solve(["a"], small_index, params=SolverParams(tau=9))  # index was built with tau 8
     with pytest.raises(ParameterError):
         solve(["a"], small_index, params=SolverParams(theta=1.0))
+    with pytest.raises(ParameterError):
+        solve(["a"], small_index, params=SolverParams(objective="recall"))
