@@ -144,13 +144,16 @@ class PatternIndex:
         with self._lock:
             self._con.register("_candidates", query)
             try:
+                # join on the 64-bit id alone: a join key with the strings would hash
+                # every pattern of the index (5x slower); the strings of the few
+                # matches are compared here instead, so a collision cannot mislead
                 rows = self._con.execute(
-                    "SELECT p.pattern, p.fpr, p.cov FROM _candidates q "
-                    "JOIN patterns p ON p.pattern_id = q.pattern_id AND p.pattern = q.pattern"
+                    "SELECT q.pattern, p.pattern, p.fpr, p.cov FROM _candidates q "
+                    "JOIN patterns p ON p.pattern_id = q.pattern_id"
                 ).fetchall()
             finally:
                 self._con.unregister("_candidates")
-        return {r[0]: PatternStats(float(r[1]), int(r[2])) for r in rows}
+        return {r[0]: PatternStats(float(r[2]), int(r[3])) for r in rows if r[0] == r[1]}
 
     def size(self) -> int:
         """Number of patterns in the index."""
