@@ -124,6 +124,12 @@ def _type_ratio(data_type: ConstrainableDataType) -> Callable[[MetricValue], flo
     return pick
 
 
+def _as_int(value: MetricValue) -> int:
+    """Give a count metric (a float) to the assertion as an int, as Deequ's ``toLong``."""
+    assert isinstance(value, float)
+    return int(value)
+
+
 @dataclass(frozen=True)
 class CheckResult:
     """The outcome of a check: its status and each constraint's result."""
@@ -246,7 +252,7 @@ class Check:
     ) -> Check:
         """Assert on the exact number of distinct non-null values (an int)."""
         return self._assert(
-            "CountDistinct", CountDistinct(columns, where), assertion, hint, value_picker=int
+            "CountDistinct", CountDistinct(columns, where), assertion, hint, value_picker=_as_int
         )
 
     def has_approx_count_distinct(
@@ -447,7 +453,7 @@ class Check:
         self, assertion: Assertion, *, where: str | None = None, hint: str | None = None
     ) -> Check:
         """Assert on the number of rows (an int)."""
-        return self._assert("Size", Size(where), assertion, hint, value_picker=int)
+        return self._assert("Size", Size(where), assertion, hint, value_picker=_as_int)
 
     def has_min(
         self,

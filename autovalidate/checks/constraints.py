@@ -133,6 +133,7 @@ class AssertionConstraint(Constraint):
 
     def decide(self, metric: Metric) -> ConstraintResult:
         """Pick the value and run the assertion."""
+        assert metric.value is not None, "a successful metric has a value"
         try:
             value = metric.value if self.value_picker is None else self.value_picker(metric.value)
         except Exception as exc:  # noqa: BLE001 - a bad picker is a finding, as in Deequ

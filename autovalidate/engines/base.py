@@ -13,10 +13,11 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from autovalidate.metrics.base import FrequencyTable, Grouping, Schema
-from autovalidate.metrics.expressions import Expr
+if TYPE_CHECKING:  # the metrics package imports the engines at run time, not the reverse
+    from autovalidate.metrics.base import FrequencyTable, Grouping, Schema
+    from autovalidate.metrics.expressions import Expr
 
 __all__ = ["Engine", "ExecutionStats"]
 

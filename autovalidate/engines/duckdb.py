@@ -171,9 +171,18 @@ def _order_by(order_by: Sequence[tuple[Expr, bool]]) -> str:
     return ", ".join(f"{render(e)} {'DESC' if desc else 'ASC'}" for e, desc in order_by)
 
 
+def _query(relation: duckdb.DuckDBPyRelation, name: str, sql: str) -> duckdb.DuckDBPyRelation:
+    try:
+        result = relation.query(name, sql)
+    except duckdb.Error as exc:
+        raise EngineError(f"DuckDB query failed: {exc}") from exc
+    assert result is not None, "a SELECT gives a relation"
+    return result
+
+
 def _run(relation: duckdb.DuckDBPyRelation, name: str, sql: str) -> list[tuple[Any, ...]]:
     try:
-        return relation.query(name, sql).fetchall()
+        return _query(relation, name, sql).fetchall()
     except duckdb.Error as exc:
         raise EngineError(f"DuckDB query failed: {exc}") from exc
 
@@ -285,7 +294,7 @@ class DuckDBEngine(Engine):
         """Run SQL over the data and fetch the result as Arrow (one scan)."""
         self.stats.record(description, scan=True)
         try:
-            return self.relation.query(_DATA, sql).to_arrow_table()
+            return _query(self.relation, _DATA, sql).to_arrow_table()
         except duckdb.Error as exc:
             raise EngineError(f"DuckDB query failed: {exc}") from exc
 

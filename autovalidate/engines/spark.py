@@ -11,7 +11,8 @@ casts of text are ``try_cast`` and no division happens in Spark.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -160,9 +161,11 @@ def _kind(data_type: Any) -> ColumnKind:
     return ColumnKind.OTHER
 
 
-def _collect(frame: DataFrame) -> list[Any]:
+@contextmanager
+def _spark_errors() -> Iterator[None]:
+    """Turn whatever Spark raises (analysis at plan time, failures at run time) into EngineError."""
     try:
-        return frame.collect()
+        yield
     except Exception as exc:  # noqa: BLE001 - Spark and py4j errors have no common base
         raise EngineError(f"Spark query failed: {exc}") from exc
 
@@ -192,23 +195,23 @@ class SparkFrequencyTable:
     def aggregate(
         self, exprs: Sequence[Expr], derived: Mapping[str, Expr] | None = None
     ) -> list[Any]:
-        """One aggregation job over the grouped data."""
+        """Run one aggregation job over the grouped data."""
         self._record(f"aggregate {len(exprs)}")
-        return list(_collect(_aggregate(self._frame, exprs, derived))[0])
+        with _spark_errors():
+            return list(_aggregate(self._frame, exprs, derived).collect()[0])
 
     def top(self, order_by: Sequence[tuple[Expr, bool]], limit: int) -> list[tuple[Any, ...]]:
         """Return the first ``limit`` rows in the given order."""
         self._record(f"top {limit}")
         columns = [render(e).desc() if desc else render(e).asc() for e, desc in order_by]
-        return [tuple(r) for r in _collect(self._frame.orderBy(*columns).limit(int(limit)))]
+        with _spark_errors():
+            return [tuple(r) for r in self._frame.orderBy(*columns).limit(int(limit)).collect()]
 
     def to_arrow(self) -> pa.Table:
         """Return the grouped data as Arrow (collected to the driver)."""
         self._record("fetch")
-        try:
+        with _spark_errors():
             return self._frame.toArrow()
-        except Exception as exc:  # noqa: BLE001 - py4j errors have no common base
-            raise EngineError(f"Spark query failed: {exc}") from exc
 
 
 class SparkEngine(Engine):
@@ -234,31 +237,30 @@ class SparkEngine(Engine):
     def aggregate(self, exprs: Sequence[Expr]) -> list[Any]:
         """All aggregations in one ``agg`` (one Spark job over the data)."""
         self.stats.record(f"aggregate {len(exprs)}", scan=True)
-        return list(_collect(_aggregate(self.frame, exprs, None))[0])
+        with _spark_errors():
+            return list(_aggregate(self.frame, exprs, None).collect()[0])
 
     def frequencies(self, grouping: Grouping, *, materialize: bool) -> SparkFrequencyTable:
         """``groupBy(keys).count()``, lazy or persisted now (one job)."""
         F = _functions()
-        frame = self.frame
-        if grouping.where is not None:
-            frame = frame.where(render(grouping.where))
-        if grouping.drop_all_null:
-            frame = frame.where(
-                _all([render(e).isNotNull() for _, e in grouping.keys], lambda x, y: x | y)
-            )
-        grouped = frame.groupBy(*(render(e).alias(n) for n, e in grouping.keys)).agg(
-            F.count(F.lit(1)).alias(COUNT_COLUMN)
-        )
         description = ",".join(grouping.key_names)
-        if not materialize:
-            return SparkFrequencyTable(grouped, self.stats, description, lazy=True)
-        self.stats.record(f"group {description}, persist", scan=True)
-        grouped = grouped.persist()
-        self._persisted.append(grouped)
-        try:
+        with _spark_errors():  # a bad where filter fails already when the plan is built
+            frame = self.frame
+            if grouping.where is not None:
+                frame = frame.where(render(grouping.where))
+            if grouping.drop_all_null:
+                frame = frame.where(
+                    _all([render(e).isNotNull() for _, e in grouping.keys], lambda x, y: x | y)
+                )
+            grouped = frame.groupBy(*(render(e).alias(n) for n, e in grouping.keys)).agg(
+                F.count(F.lit(1)).alias(COUNT_COLUMN)
+            )
+            if not materialize:
+                return SparkFrequencyTable(grouped, self.stats, description, lazy=True)
+            self.stats.record(f"group {description}, persist", scan=True)
+            grouped = grouped.persist()
+            self._persisted.append(grouped)
             grouped.count()
-        except Exception as exc:  # noqa: BLE001 - py4j errors have no common base
-            raise EngineError(f"Spark query failed: {exc}") from exc
         return SparkFrequencyTable(grouped, self.stats, description, lazy=False)
 
     def close(self) -> None:

@@ -91,8 +91,10 @@ class FrequenciesState(State):
     def from_dict(cls, data: Mapping[str, Any]) -> FrequenciesState:
         """Inverse of :meth:`to_dict`."""
         names = [*data["keys"], COUNT_COLUMN]
-        columns = list(zip(*data["rows"], strict=True)) if data["rows"] else [[] for _ in names]
-        return cls(pa.table({n: list(c) for n, c in zip(names, columns, strict=True)}))
+        columns: list[list[Any]] = [list(c) for c in zip(*data["rows"], strict=True)]
+        if not columns:
+            columns = [[] for _ in names]
+        return cls(pa.table(dict(zip(names, columns, strict=True))))
 
 
 def _columns(value: str | Sequence[str]) -> tuple[str, ...]:

@@ -139,13 +139,19 @@ def _pick(values: Sequence[Any], positions: Mapping[Expr, int], exprs: Sequence[
 def _scanning_metrics(
     engine: Engine, analyzers: Sequence[ScanShareableAnalyzer], io: _StateIO
 ) -> dict[Analyzer, Metric]:
+    metrics: dict[Analyzer, Metric] = {}
     exprs = _unique_exprs(a.aggregations() for a in analyzers)
     try:
         values = engine.aggregate(exprs)
     except AutovalidateError as exc:
-        return {a: a.failure(exc) for a in analyzers}
+        if len(analyzers) == 1:
+            return {analyzers[0]: analyzers[0].failure(exc)}
+        # One bad analyzer (a broken where filter, say) fails the shared query: rerun
+        # each alone so that only the broken ones fail.
+        for analyzer in analyzers:
+            metrics.update(_scanning_metrics(engine, [analyzer], io))
+        return metrics
     positions = {e: i for i, e in enumerate(exprs)}
-    metrics: dict[Analyzer, Metric] = {}
     for analyzer in analyzers:
         try:
             state = analyzer.state_from_aggregates(
@@ -176,12 +182,12 @@ def _frequency_metrics(
                 metrics[a] = a.metric_from_aggregates(
                     _pick(values, positions, a.frequency_aggregations())
                 )
-    for a in analyzers:
-        if a not in metrics:
+    for analyzer in analyzers:
+        if analyzer not in metrics:
             try:
-                metrics[a] = a.metric_from_frequencies(table)
+                metrics[analyzer] = analyzer.metric_from_frequencies(table)
             except AutovalidateError as exc:
-                metrics[a] = a.failure(exc)
+                metrics[analyzer] = analyzer.failure(exc)
     return metrics
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from autovalidate.metrics import expressions as E
 from autovalidate.metrics.base import (
@@ -224,7 +224,7 @@ class NumericColumnAnalyzer(ScanShareableAnalyzer):
 class ExtremeAnalyzer(ScanShareableAnalyzer):
     """A minimum or maximum: one aggregate, the state holds the extreme."""
 
-    state_class: type[MinState] | type[MaxState]
+    state_class: ClassVar[type[MinState] | type[MaxState]]
 
     def state_from_aggregates(self, values: Sequence[Any]) -> MinState | MaxState | None:
         """Return the extreme; ``None`` when there are no values."""
@@ -410,7 +410,7 @@ class Correlation(ScanShareableAnalyzer):
     def aggregations(self) -> tuple[E.Expr, ...]:
         """Count, means, covariance and variances over the complete pairs."""
         x, y = E.col(self.first_column), E.col(self.second_column)
-        conditions = [E.is_not_null(x), E.is_not_null(y)]
+        conditions: list[E.Expr] = [E.is_not_null(x), E.is_not_null(y)]
         where = where_expr(self.where)
         if where is not None:
             conditions.insert(0, where)
