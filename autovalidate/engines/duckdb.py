@@ -9,6 +9,7 @@ Frequency states stored as Arrow are queried the same way.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -30,10 +31,24 @@ from autovalidate.metrics.expressions import (
     quantile_grid_probabilities,
 )
 
-__all__ = ["ArrowFrequencyTable", "DuckDBEngine", "render"]
+__all__ = ["ArrowFrequencyTable", "DuckDBEngine", "new_connection", "render"]
 
 _DATA = "_av_data"
 _FREQ = "_av_freq"
+
+
+@functools.cache
+def _database() -> duckdb.DuckDBPyConnection:
+    return duckdb.connect()
+
+
+def new_connection() -> duckdb.DuckDBPyConnection:
+    """Open a connection to this process's in-memory DuckDB database.
+
+    A cursor of one shared database: opening one is almost free (a new
+    database takes about 15 ms), and each has its own temporary names.
+    """
+    return _database().cursor()
 
 
 def _literal(value: Any) -> str:
@@ -201,8 +216,7 @@ class ArrowFrequencyTable:
     def __init__(self, table: pa.Table, stats: ExecutionStats | None = None) -> None:
         self.table = table
         self.stats = stats if stats is not None else ExecutionStats()
-        self._con = duckdb.connect()
-        self._relation = self._con.from_arrow(table)
+        self._relation = new_connection().from_arrow(table)
 
     def _query(self, sql: str, description: str) -> list[tuple[Any, ...]]:
         self.stats.record(description, scan=False)
@@ -262,7 +276,8 @@ class DuckDBEngine(Engine):
         DataFrame, a pyarrow Table or a DuckDB relation (queried on its own
         connection).
     con
-        Connection for paths and in-memory data; a new in-memory one by default.
+        Connection for paths and in-memory data; by default a new one to this
+        process's in-memory database (see :func:`new_connection`).
 
     Raises
     ------
@@ -275,7 +290,7 @@ class DuckDBEngine(Engine):
     def __init__(self, data: Any, con: duckdb.DuckDBPyConnection | None = None) -> None:
         super().__init__()
         self._own_con = con is None
-        self._con = con if con is not None else duckdb.connect()
+        self._con = con if con is not None else new_connection()
         self.relation = to_relation(data, self._con)
 
     def schema(self) -> Schema:

@@ -206,14 +206,17 @@ def _grouping_metrics(
     from autovalidate.engines.duckdb import ArrowFrequencyTable
 
     grouping = analyzers[0].grouping
-    materialize = io.active or _queries_on_frequencies(analyzers) > 1
+    table: FrequencyTable
     try:
-        table = engine.frequencies(grouping, materialize=materialize)
         if io.active:
-            state = io.combine(analyzers[0], FrequenciesState(table.to_arrow()))
-            if io.loader is not None:
-                assert isinstance(state, FrequenciesState)
-                table = ArrowFrequencyTable(state.table, engine.stats)
+            # The state is fetched as Arrow anyway: merge it, and query it there.
+            fetched = engine.frequencies(grouping, materialize=False).to_arrow()
+            state = io.combine(analyzers[0], FrequenciesState(fetched))
+            assert isinstance(state, FrequenciesState)
+            table = ArrowFrequencyTable(state.table, engine.stats)
+        else:
+            materialize = _queries_on_frequencies(analyzers) > 1
+            table = engine.frequencies(grouping, materialize=materialize)
     except AutovalidateError as exc:
         return {a: a.failure(exc) for a in analyzers}
     return _frequency_metrics(analyzers, table)
