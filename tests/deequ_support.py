@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
@@ -74,3 +75,15 @@ def arrow(
     return pa.table(
         {name: pa.array(values, type=types.get(name)) for name, values in columns.items()}
     )
+
+
+@dataclass
+class PatternDecision:
+    """A pattern rule's decision: a plain value object, shaped as ``PatternValidationResult``."""
+
+    passed: bool
+    message: str
+    nonconforming_fraction: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"passed": self.passed, "nonconforming_fraction": self.nonconforming_fraction}

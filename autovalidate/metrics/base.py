@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 __all__ = [
     "COUNT_COLUMN",
     "Analyzer",
+    "ColumnAnalyzer",
     "ColumnKind",
     "Distribution",
     "DistributionValue",
@@ -178,20 +179,22 @@ class State(ABC):
     """A sufficient statistic with an associative, commutative merge.
 
     ``None`` stands for the state of no data (the monoid's identity).
+    Subclasses are frozen dataclasses; those with fields other than numbers
+    override :meth:`to_dict` and :meth:`from_dict`.
     """
 
     @abstractmethod
     def merge(self: S, other: S) -> S:
         """Return the state of the union of the two (disjoint) data sets."""
 
-    @abstractmethod
     def to_dict(self) -> dict[str, Any]:
-        """JSON-serializable fields."""
+        """Give the fields as JSON-serializable data."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}  # type: ignore[arg-type]
 
     @classmethod
-    @abstractmethod
     def from_dict(cls: type[S], data: Mapping[str, Any]) -> S:
         """Inverse of :meth:`to_dict`."""
+        return cls(**{f.name: data[f.name] for f in fields(cls)})  # type: ignore[arg-type]
 
 
 def merge_states(*states: S | None) -> S | None:
@@ -313,6 +316,21 @@ class Analyzer(ABC):
     def __str__(self) -> str:
         parts = [_field_text(getattr(self, f.name)) for f in fields(self)]  # type: ignore[arg-type]
         return f"{type(self).__name__}({','.join(parts)})"
+
+
+class ColumnAnalyzer(Analyzer):
+    """An analyzer of one column (its ``column`` field), which must exist."""
+
+    column: str
+
+    @property
+    def instance(self) -> str:
+        """Return the column."""
+        return self.column
+
+    def preconditions(self) -> Sequence[Precondition]:
+        """Require the column to exist."""
+        return (has_column(self.column),)
 
 
 class ScanShareableAnalyzer(Analyzer):

@@ -6,12 +6,13 @@ for the ratios, merged by addition.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from autovalidate.metrics import expressions as E
 from autovalidate.metrics.base import (
+    ColumnAnalyzer,
     Entity,
     Precondition,
     ScanShareableAnalyzer,
@@ -33,21 +34,14 @@ class NumMatches(State):
         """Add the counts."""
         return NumMatches(self.num_matches + other.num_matches)
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON fields."""
-        return {"num_matches": self.num_matches}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> NumMatches:
-        """Inverse of :meth:`to_dict`."""
-        return cls(int(data["num_matches"]))
-
 
 @dataclass(frozen=True)
 class NumMatchesAndCount(State):
     """Rows matching a predicate and rows considered (Deequ's ``NumMatchesAndCount``).
 
-    ``count`` is at least 1: the state of no rows is ``None``.
+    For the ratio analyzers ``count`` is at least 1 (the state of no rows is
+    ``None``); :class:`~autovalidate.metrics.strings.PatternConformance` counts
+    non-null values, of which there may be none.
     """
 
     num_matches: int
@@ -61,15 +55,6 @@ class NumMatchesAndCount(State):
     def ratio(self) -> float:
         """``num_matches / count``, a fraction in [0, 1]."""
         return self.num_matches / self.count
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON fields."""
-        return {"num_matches": self.num_matches, "count": self.count}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> NumMatchesAndCount:
-        """Inverse of :meth:`to_dict`."""
-        return cls(int(data["num_matches"]), int(data["count"]))
 
     @classmethod
     def from_counts(cls, num_matches: Any, count: Any) -> NumMatchesAndCount | None:
@@ -133,7 +118,7 @@ class Size(ScanShareableAnalyzer):
 
 
 @dataclass(frozen=True)
-class Completeness(RatioAnalyzer):
+class Completeness(ColumnAnalyzer, RatioAnalyzer):
     """Fraction of rows where ``column`` is not null (Deequ ``Completeness``).
 
     A fraction in [0, 1]; rows failing ``where`` are not counted. A failure
@@ -148,15 +133,6 @@ class Completeness(RatioAnalyzer):
     where: str | None = None
 
     metric_name = "Completeness"
-
-    @property
-    def instance(self) -> str:
-        """The column."""
-        return self.column
-
-    def preconditions(self) -> Sequence[Precondition]:
-        """Require the column to exist."""
-        return (has_column(self.column),)
 
     def aggregations(self) -> tuple[E.Expr, ...]:
         """Non-null rows passing the filter, and rows passing it."""

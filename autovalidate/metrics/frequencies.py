@@ -23,6 +23,7 @@ from autovalidate.errors import ParameterError
 from autovalidate.metrics import expressions as E
 from autovalidate.metrics.base import (
     COUNT_COLUMN,
+    ColumnAnalyzer,
     Distribution,
     DistributionValue,
     Entity,
@@ -322,7 +323,7 @@ MAXIMUM_DETAIL_BINS = 1000
 
 
 @dataclass(frozen=True)
-class Histogram(FrequencyBasedAnalyzer):
+class Histogram(ColumnAnalyzer, FrequencyBasedAnalyzer):
     """Value distribution of a column (Deequ ``Histogram``), as a :class:`Distribution`.
 
     Values are read as text, a null as ``"NullValue"``; each bin's ratio is its
@@ -354,15 +355,6 @@ class Histogram(FrequencyBasedAnalyzer):
             raise ParameterError(
                 f"max_detail_bins must be in [1, {MAXIMUM_DETAIL_BINS}], got {self.max_detail_bins}"
             )
-
-    @property
-    def instance(self) -> str:
-        """The column."""
-        return self.column
-
-    def preconditions(self) -> Sequence[Precondition]:
-        """Require the column to exist."""
-        return (has_column(self.column),)
 
     @property
     def grouping(self) -> Grouping:

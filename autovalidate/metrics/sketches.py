@@ -34,13 +34,12 @@ import numpy as np
 from autovalidate.errors import ParameterError
 from autovalidate.metrics import expressions as E
 from autovalidate.metrics.base import (
-    Precondition,
+    ColumnAnalyzer,
     ScanShareableAnalyzer,
     State,
-    has_column,
-    is_numeric,
     where_expr,
 )
+from autovalidate.metrics.statistics import NumericColumnAnalyzer
 
 __all__ = [
     "ApproxCountDistinct",
@@ -217,7 +216,7 @@ class QuantileSummary(State):
 
 
 @dataclass(frozen=True)
-class ApproxCountDistinct(ScanShareableAnalyzer):
+class ApproxCountDistinct(ColumnAnalyzer, ScanShareableAnalyzer):
     """Approximate number of distinct non-null values, from a HyperLogLog sketch.
 
     Deequ ``ApproxCountDistinct`` (HyperLogLog++); here the sketch of the module
@@ -249,15 +248,6 @@ class ApproxCountDistinct(ScanShareableAnalyzer):
         if not 4 <= self.precision <= 16:
             raise ParameterError(f"precision must be in [4, 16], got {self.precision}")
 
-    @property
-    def instance(self) -> str:
-        """The column."""
-        return self.column
-
-    def preconditions(self) -> Sequence[Precondition]:
-        """Require the column to exist."""
-        return (has_column(self.column),)
-
     def aggregations(self) -> tuple[E.Expr, ...]:
         """Collect the set of register codes."""
         values = E.where_selection(E.col(self.column), where_expr(self.where))
@@ -282,19 +272,12 @@ def _grid_size(relative_error: float) -> int:
 SPARK_ACCURACY_FACTOR = 10
 
 
-class QuantileAnalyzer(ScanShareableAnalyzer):
+class QuantileAnalyzer(NumericColumnAnalyzer):
     """Shared part of ApproxQuantile and ApproxQuantiles: one summary per column, filter, error."""
 
-    column: str
     relative_error: float
-    where: str | None
 
     state_class = QuantileSummary
-
-    @property
-    def instance(self) -> str:
-        """The column."""
-        return self.column
 
     @property
     def grid_size(self) -> int:
@@ -311,13 +294,9 @@ class QuantileAnalyzer(ScanShareableAnalyzer):
         """Shared by every quantile of the same column, filter and grid."""
         return f"QuantileSummary({self.column!r}, where={self.where!r}, grid={self.grid_size})"
 
-    def preconditions(self) -> Sequence[Precondition]:
-        """Require the column to exist and be numeric."""
-        return (has_column(self.column), is_numeric(self.column))
-
     def aggregations(self) -> tuple[E.Expr, ...]:
         """Count values and ask for the quantile grid."""
-        values = E.to_double(E.where_selection(E.col(self.column), where_expr(self.where)))
+        values = self.values()
         return (E.count_non_null(values), E.quantile_grid(values, self.grid_size, self.accuracy))
 
     def state_from_aggregates(self, values: Sequence[Any]) -> QuantileSummary | None:

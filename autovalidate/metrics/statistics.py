@@ -11,12 +11,13 @@ agree to about 1e-12 relative.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from autovalidate.metrics import expressions as E
 from autovalidate.metrics.base import (
+    ColumnAnalyzer,
     Entity,
     Precondition,
     ScanShareableAnalyzer,
@@ -52,15 +53,6 @@ class MinState(State):
         """Keep the smaller of the two."""
         return MinState(min(self.value, other.value))
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON fields."""
-        return {"value": self.value}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> MinState:
-        """Inverse of :meth:`to_dict`."""
-        return cls(float(data["value"]))
-
 
 @dataclass(frozen=True)
 class MaxState(State):
@@ -71,15 +63,6 @@ class MaxState(State):
     def merge(self, other: MaxState) -> MaxState:
         """Keep the larger of the two."""
         return MaxState(max(self.value, other.value))
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON fields."""
-        return {"value": self.value}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> MaxState:
-        """Inverse of :meth:`to_dict`."""
-        return cls(float(data["value"]))
 
 
 @dataclass(frozen=True)
@@ -92,15 +75,6 @@ class SumState(State):
         """Add the sums."""
         return SumState(self.total + other.total)
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON fields."""
-        return {"total": self.total}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> SumState:
-        """Inverse of :meth:`to_dict`."""
-        return cls(float(data["total"]))
-
 
 @dataclass(frozen=True)
 class MeanState(State):
@@ -112,15 +86,6 @@ class MeanState(State):
     def merge(self, other: MeanState) -> MeanState:
         """Add sums and counts."""
         return MeanState(self.total + other.total, self.count + other.count)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON fields."""
-        return {"total": self.total, "count": self.count}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> MeanState:
-        """Inverse of :meth:`to_dict`."""
-        return cls(float(data["total"]), int(data["count"]))
 
 
 @dataclass(frozen=True)
@@ -140,15 +105,6 @@ class StandardDeviationState(State):
             self.avg + delta * other.n / n,
             self.m2 + other.m2 + delta * delta * self.n * other.n / n,
         )
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON fields."""
-        return {"n": self.n, "avg": self.avg, "m2": self.m2}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> StandardDeviationState:
-        """Inverse of :meth:`to_dict`."""
-        return cls(int(data["n"]), float(data["avg"]), float(data["m2"]))
 
 
 @dataclass(frozen=True)
@@ -181,36 +137,11 @@ class CorrelationState(State):
             self.y_mk + other.y_mk + dy * dy * n1 * n2 / n,
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON fields."""
-        return {
-            "n": self.n,
-            "x_avg": self.x_avg,
-            "y_avg": self.y_avg,
-            "ck": self.ck,
-            "x_mk": self.x_mk,
-            "y_mk": self.y_mk,
-        }
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> CorrelationState:
-        """Inverse of :meth:`to_dict`."""
-        return cls(
-            int(data["n"]),
-            *(float(data[k]) for k in ("x_avg", "y_avg", "ck", "x_mk", "y_mk")),
-        )
-
-
-class NumericColumnAnalyzer(ScanShareableAnalyzer):
+class NumericColumnAnalyzer(ColumnAnalyzer, ScanShareableAnalyzer):
     """An analyzer over the non-null values of one numeric column, read as floats."""
 
-    column: str
     where: str | None
-
-    @property
-    def instance(self) -> str:
-        """The column."""
-        return self.column
 
     def preconditions(self) -> Sequence[Precondition]:
         """Require the column to exist and be numeric."""

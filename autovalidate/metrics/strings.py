@@ -9,18 +9,17 @@ by the engine: RE2 on DuckDB, ``java.util.regex`` on Spark.
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from autovalidate.metrics import expressions as E
 from autovalidate.metrics.base import (
+    ColumnAnalyzer,
     Distribution,
     DistributionValue,
-    Precondition,
     ScanShareableAnalyzer,
     State,
-    has_column,
     where_expr,
 )
 from autovalidate.metrics.counts import NumMatchesAndCount, RatioAnalyzer
@@ -33,7 +32,6 @@ __all__ = [
     "MaxLength",
     "MinLength",
     "PatternConformance",
-    "PatternCounts",
     "PatternMatch",
 ]
 
@@ -83,36 +81,11 @@ class DataTypeHistogram(State):
             DataTypeInstance.STRING: self.num_string,
         }
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON fields."""
-        return {
-            "num_null": self.num_null,
-            "num_fractional": self.num_fractional,
-            "num_integral": self.num_integral,
-            "num_boolean": self.num_boolean,
-            "num_string": self.num_string,
-        }
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> DataTypeHistogram:
-        """Inverse of :meth:`to_dict`."""
-        return cls(**{k: int(data[k]) for k in cls.__dataclass_fields__})
-
-
-class TextColumnAnalyzer(ScanShareableAnalyzer):
+class TextColumnAnalyzer(ColumnAnalyzer, ScanShareableAnalyzer):
     """An analyzer over one column's values as text."""
 
-    column: str
     where: str | None
-
-    @property
-    def instance(self) -> str:
-        """The column."""
-        return self.column
-
-    def preconditions(self) -> Sequence[Precondition]:
-        """Require the column to exist."""
-        return (has_column(self.column),)
 
     def text(self) -> E.Expr:
         """Return the values as text, null where filtered out."""
@@ -204,29 +177,6 @@ class PatternMatch(TextColumnAnalyzer, RatioAnalyzer):
 
 
 @dataclass(frozen=True)
-class PatternCounts(State):
-    """Non-null values, and those of them fully matching a pattern (both may be 0)."""
-
-    num_matching: int
-    num_values: int
-
-    def merge(self, other: PatternCounts) -> PatternCounts:
-        """Add the counts."""
-        return PatternCounts(
-            self.num_matching + other.num_matching, self.num_values + other.num_values
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON fields."""
-        return {"num_matching": self.num_matching, "num_values": self.num_values}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> PatternCounts:
-        """Inverse of :meth:`to_dict`."""
-        return cls(int(data["num_matching"]), int(data["num_values"]))
-
-
-@dataclass(frozen=True)
 class PatternConformance(TextColumnAnalyzer):
     """Counts of non-null values and of those fully matching ``pattern``.
 
@@ -246,20 +196,20 @@ class PatternConformance(TextColumnAnalyzer):
     where: str | None = None
 
     metric_name = "PatternConformance"
-    state_class = PatternCounts
+    state_class = NumMatchesAndCount
 
     def aggregations(self) -> tuple[E.Expr, ...]:
         """Count matching values and non-null values."""
         text = self.text()
         return (E.count_where(E.full_match(text, self.pattern)), E.count_non_null(text))
 
-    def state_from_aggregates(self, values: Sequence[Any]) -> PatternCounts:
-        """Return the two counts."""
-        return PatternCounts(int(values[0] or 0), int(values[1] or 0))
+    def state_from_aggregates(self, values: Sequence[Any]) -> NumMatchesAndCount:
+        """Return the two counts (a state even when both are 0)."""
+        return NumMatchesAndCount(int(values[0] or 0), int(values[1] or 0))
 
-    def metric_value(self, state: PatternCounts) -> dict[str, float]:
-        """``{"num_matching": m, "num_values": n}``."""
-        return {"num_matching": float(state.num_matching), "num_values": float(state.num_values)}
+    def metric_value(self, state: NumMatchesAndCount) -> dict[str, float]:
+        """Return ``{"num_matching": m, "num_values": n}``."""
+        return {"num_matching": float(state.num_matches), "num_values": float(state.count)}
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from autovalidate.checks import (
     VerificationSuite,
 )
 from autovalidate.engines.duckdb import new_connection
-from tests.deequ_support import same_value
+from tests.deequ_support import PatternDecision, same_value
 
 pytestmark = pytest.mark.spark
 
@@ -36,25 +36,15 @@ US_STATES = (
 ).split()
 
 
-@dataclass
-class _Decision:
-    passed: bool
-    message: str
-    nonconforming_fraction: float
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"passed": self.passed, "nonconforming_fraction": self.nonconforming_fraction}
-
-
 @dataclass(frozen=True)
 class _StrictRule:
     """Pattern rule test double: no non-conforming value allowed."""
 
     regex: str
 
-    def evaluate_counts(self, n_nonconforming: int, n_values: int) -> _Decision:
+    def evaluate_counts(self, n_nonconforming: int, n_values: int) -> PatternDecision:
         fraction = n_nonconforming / n_values if n_values else 0.0
-        return _Decision(
+        return PatternDecision(
             n_nonconforming == 0, f"{n_nonconforming} of {n_values} do not conform", fraction
         )
 

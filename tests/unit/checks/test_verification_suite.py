@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import pyarrow as pa
 import pytest
@@ -19,7 +18,7 @@ from autovalidate.checks import (
 )
 from autovalidate.checks.verification import CHECK_RESULT_COLUMNS
 from autovalidate.metrics import InMemoryStateProvider, PartitionedStates, PatternConformance, Size
-from tests.deequ_support import arrow
+from tests.deequ_support import PatternDecision, arrow
 
 ORDERS = arrow(
     {
@@ -31,22 +30,6 @@ ORDERS = arrow(
 
 
 @dataclass
-class _Decision:
-    """A pattern rule's decision: a plain value object, as PatternValidationResult."""
-
-    passed: bool
-    message: str
-    nonconforming_fraction: float
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "passed": self.passed,
-            "message": self.message,
-            "fraction": self.nonconforming_fraction,
-        }
-
-
-@dataclass
 class _ToleranceRule:
     """A pattern rule test double: fails when over ``tolerance`` of the values do not conform."""
 
@@ -54,11 +37,13 @@ class _ToleranceRule:
     tolerance: float
     calls: list[tuple[int, int]]
 
-    def evaluate_counts(self, n_nonconforming: int, n_values: int) -> _Decision:
+    def evaluate_counts(self, n_nonconforming: int, n_values: int) -> PatternDecision:
         self.calls.append((n_nonconforming, n_values))
         fraction = n_nonconforming / n_values if n_values else 0.0
         passed = fraction <= self.tolerance
-        return _Decision(passed, f"{n_nonconforming} of {n_values} values do not conform", fraction)
+        return PatternDecision(
+            passed, f"{n_nonconforming} of {n_values} values do not conform", fraction
+        )
 
 
 def _suite(*checks: Check):
@@ -139,11 +124,7 @@ def test_pattern_rule_decides_on_counts_from_the_shared_scan():
     assert constraint.status is ConstraintStatus.FAILURE
     assert constraint.message == "1 of 3 values do not conform"
     assert constraint.value == pytest.approx(1 / 3)
-    assert constraint.details == {
-        "passed": False,
-        "message": "1 of 3 values do not conform",
-        "fraction": 1 / 3,
-    }
+    assert constraint.details == {"passed": False, "nonconforming_fraction": 1 / 3}
     assert str(constraint.constraint) == r"PatternConstraint(zip, \A(?:[0-9]{5})\z)"
     lenient = _ToleranceRule(rule.regex, tolerance=0.5, calls=[])
     passed = _suite(
