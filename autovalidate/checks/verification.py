@@ -28,13 +28,12 @@ Examples
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from autovalidate.checks.check import Check, CheckResult, CheckStatus
-from autovalidate.metrics.base import Analyzer, Distribution
+from autovalidate.metrics.base import Analyzer, plain
 from autovalidate.metrics.runner import AnalyzerContext, RunBuilder, metrics_from_states
 from autovalidate.metrics.state_provider import StateLoader, StatePersister
 
@@ -52,22 +51,6 @@ CHECK_RESULT_COLUMNS = (
     "constraint_status",
     "constraint_message",
 )
-
-
-def _plain(value: Any) -> Any:
-    """Return a metric value as JSON-friendly data (NaN becomes null)."""
-    if isinstance(value, Distribution):
-        return {
-            "number_of_bins": value.number_of_bins,
-            "values": {
-                k: {"absolute": v.absolute, "ratio": v.ratio} for k, v in value.values.items()
-            },
-        }
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    return value
 
 
 @dataclass(frozen=True)
@@ -128,15 +111,8 @@ class VerificationResult:
                             "constraint": str(c.constraint),
                             "constraint_status": c.status.value,
                             "constraint_message": c.message or "",
-                            "metric": None
-                            if c.metric is None
-                            else {
-                                "entity": c.metric.entity.value,
-                                "instance": c.metric.instance,
-                                "name": c.metric.name,
-                                "value": _plain(c.metric.value),
-                            },
-                            "value": _plain(c.value),
+                            "metric": None if c.metric is None else c.metric.to_dict(),
+                            "value": plain(c.value),
                             **({"details": dict(c.details)} if c.details is not None else {}),
                         }
                         for c in result.constraint_results

@@ -171,6 +171,32 @@ class Metric:
             return [(f"{self.name}-{key}", float(v)) for key, v in value.items()]
         return [(self.name, float(value))]
 
+    def to_dict(self) -> dict[str, Any]:
+        """Give the metric as JSON-ready data (see :func:`plain`); ``error`` is its message."""
+        return {
+            "entity": self.entity.value,
+            "instance": self.instance,
+            "name": self.name,
+            "value": plain(self.value),
+            "error": None if self.error is None else str(self.error),
+        }
+
+
+def plain(value: Any) -> Any:
+    """Turn a metric value into JSON-ready data: a distribution into a dict, NaN into ``None``."""
+    if isinstance(value, Distribution):
+        return {
+            "number_of_bins": value.number_of_bins,
+            "values": {
+                k: {"absolute": v.absolute, "ratio": v.ratio} for k, v in value.values.items()
+            },
+        }
+    if isinstance(value, Mapping):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
 
 S = TypeVar("S", bound="State")
 
@@ -239,6 +265,10 @@ def where_expr(where: str | None) -> Expr | None:
 
 
 def _field_text(value: object) -> str:
+    if isinstance(value, Expr):
+        from autovalidate.engines.duckdb import render  # SQL text reads best
+
+        return render(value)
     if value is None:
         return "None"
     if isinstance(value, tuple):

@@ -88,18 +88,8 @@ class AnalyzerContext:
 
     def to_json(self) -> str:
         """Return the metrics as JSON: successes with values, failures with their error."""
-        rows = [
-            {
-                "analyzer": str(a),
-                "entity": m.entity.value,
-                "instance": m.instance,
-                "name": m.name,
-                "value": dict(m.flatten()) if m.is_success else None,
-                "error": None if m.error is None else str(m.error),
-            }
-            for a, m in self.metrics.items()
-        ]
-        return json.dumps({"metrics": rows}, allow_nan=True)
+        rows = [{"analyzer": str(a), **m.to_dict()} for a, m in self.metrics.items()]
+        return json.dumps({"metrics": rows})
 
 
 class _StateIO:

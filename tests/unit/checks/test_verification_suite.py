@@ -92,6 +92,7 @@ def test_json_export_has_statuses_messages_and_metric_values():
         "instance": "amount",
         "name": "Mean",
         "value": 4.0,
+        "error": None,
     }
     assert histogram["metric"]["value"]["values"]["NullValue"] == {"absolute": 1, "ratio": 0.25}
 
