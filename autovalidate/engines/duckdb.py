@@ -28,6 +28,7 @@ from autovalidate.metrics.expressions import (
     Expr,
     Lit,
     Sql,
+    project_aggregate_inputs,
     quantile_grid_probabilities,
 )
 
@@ -314,8 +315,9 @@ class DuckDBEngine(Engine):
             raise EngineError(f"DuckDB query failed: {exc}") from exc
 
     def aggregate(self, exprs: Sequence[Expr]) -> list[Any]:
-        """All aggregations in one ``SELECT`` over the data."""
-        rows = self.query(_select_aggregates(exprs, _DATA, None), f"aggregate {len(exprs)}")
+        """Run all aggregations in one ``SELECT`` over the data (inputs projected once)."""
+        inputs, aggregates = project_aggregate_inputs(exprs)
+        rows = self.query(_select_aggregates(aggregates, _DATA, inputs), f"aggregate {len(exprs)}")
         return list(rows[0])
 
     def frequencies(

@@ -27,6 +27,7 @@ from autovalidate.metrics.expressions import (
     Expr,
     Lit,
     Sql,
+    project_aggregate_inputs,
     quantile_grid_probabilities,
 )
 
@@ -235,10 +236,11 @@ class SparkEngine(Engine):
         return {f.name: _kind(f.dataType) for f in self.frame.schema.fields}
 
     def aggregate(self, exprs: Sequence[Expr]) -> list[Any]:
-        """All aggregations in one ``agg`` (one Spark job over the data)."""
+        """Run all aggregations in one ``agg`` (one Spark job), inputs projected once."""
         self.stats.record(f"aggregate {len(exprs)}", scan=True)
+        inputs, aggregates = project_aggregate_inputs(exprs)
         with _spark_errors():
-            return list(_aggregate(self.frame, exprs, None).collect()[0])
+            return list(_aggregate(self.frame, aggregates, inputs).collect()[0])
 
     def frequencies(self, grouping: Grouping, *, materialize: bool) -> SparkFrequencyTable:
         """``groupBy(keys).count()``, lazy or persisted now (one job)."""

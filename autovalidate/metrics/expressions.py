@@ -65,6 +65,7 @@ __all__ = [
     "mul",
     "not_",
     "or_",
+    "project_aggregate_inputs",
     "quantile_grid",
     "quantile_grid_probabilities",
     "sql",
@@ -137,6 +138,34 @@ AGGREGATE_FUNCTIONS = frozenset(
         "quantile_grid",
     }
 )
+
+
+def project_aggregate_inputs(exprs: Sequence[Expr]) -> tuple[dict[str, Expr], list[Expr]]:
+    """Pull the row-level arguments of aggregates out into named columns.
+
+    Returns the distinct arguments as ``{name: expression}`` (to compute in a
+    projection below the aggregation) and the aggregates rewritten to read
+    those columns. An argument several aggregates share (the filtered values
+    of a column, say) is computed once per row, and Spark compiles the
+    projection even when an aggregate of the query (``collect_set``,
+    ``percentile_approx``) cannot be compiled.
+    """
+    names: dict[Expr, str] = {}
+
+    def column_for(arg: Expr) -> Expr:
+        if isinstance(arg, (Col, Lit)):
+            return arg
+        if arg not in names:
+            names[arg] = f"__av_in{len(names)}"
+        return Col(names[arg])
+
+    rewritten = [
+        Call(e.fn, tuple(column_for(a) for a in e.args))
+        if isinstance(e, Call) and e.fn in AGGREGATE_FUNCTIONS
+        else e
+        for e in exprs
+    ]
+    return {name: arg for arg, name in names.items()}, rewritten
 
 
 def col(name: str) -> Col:
