@@ -20,14 +20,21 @@ def _load():
 
 def _check_report(report: dict, out: Path, engines: list[str]) -> None:
     assert json.loads((out / "deequ_bench.json").read_text()) == report
-    assert "| engine | shared (s) |" in (out / "deequ_bench.md").read_text()
+    assert "| analyzers | engine | shared (s) |" in (out / "deequ_bench.md").read_text()
     assert report["params"]["constraints"] >= 20
     for engine in engines:
-        sharing = report["scan_sharing"][engine]
-        assert sharing["same_metrics"] is True
-        assert sharing["shared"]["failed_metrics"] == sharing["separate"]["failed_metrics"] == []
-        assert sharing["shared"]["scans"] < sharing["separate"]["scans"]
-        assert sharing["separate"]["scans"] == report["params"]["analyzers"]
+        for suite, analyzers in (
+            ("whole suite", "analyzers"),
+            ("scan-only analyzers", "scan_only_analyzers"),
+        ):
+            sharing = report["scan_sharing"][suite][engine]
+            assert sharing["same_metrics"] is True
+            assert (
+                sharing["shared"]["failed_metrics"] == sharing["separate"]["failed_metrics"] == []
+            )
+            assert sharing["separate"]["scans"] == report["params"][analyzers]
+        assert report["scan_sharing"]["scan-only analyzers"][engine]["shared"]["scans"] == 1
+        assert report["scan_sharing"]["whole suite"][engine]["shared"]["scans"] == 5
         for steps in report["incremental"].values():
             assert [s["delta"] for s in steps[engine]] == [1, 2]
             assert all(s["same_metrics"] for s in steps[engine])
