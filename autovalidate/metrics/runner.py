@@ -8,7 +8,9 @@ data is read as few times as possible:
    and each distinct grouping is computed once; the aggregations of the
    scan-shareable frequency analyzers of a grouping then run in one query
    over the grouped data, the others (MutualInformation, Histogram) query it
-   in turn, in which case the grouping is materialized first.
+   in turn, in which case the grouping is materialized first. When states are
+   loaded or stored, the grouping is fetched once as Arrow (its state), merged,
+   and queried there.
 
 So a run reads the data ``1 + number of distinct groupings`` times (no
 scan-shareable analyzer: one less). With ``share_scans=False`` every analyzer
