@@ -20,21 +20,23 @@ def _load():
 
 def _check_report(report: dict, out: Path, engines: list[str]) -> None:
     assert json.loads((out / "deequ_bench.json").read_text()) == report
-    assert "| analyzers | engine | shared (s) |" in (out / "deequ_bench.md").read_text()
+    assert "| analyzers | format | engine | shared (s) |" in (out / "deequ_bench.md").read_text()
     assert report["params"]["constraints"] >= 20
+    sizes = {"whole suite": "analyzers", "scan-only analyzers": "scan_only_analyzers"}
+    runs = {(r["analyzers"], r["format"], r["engine"]): r for r in report["scan_sharing"]}
     for engine in engines:
-        for suite, analyzers in (
-            ("whole suite", "analyzers"),
-            ("scan-only analyzers", "scan_only_analyzers"),
-        ):
-            sharing = report["scan_sharing"][suite][engine]
+        assert set(runs) >= {
+            ("whole suite", "parquet", engine),
+            ("scan-only analyzers", "parquet", engine),
+            ("whole suite", "csv", engine),
+        }
+        for (suite, _, _), sharing in runs.items():
             assert sharing["same_metrics"] is True
             assert (
                 sharing["shared"]["failed_metrics"] == sharing["separate"]["failed_metrics"] == []
             )
-            assert sharing["separate"]["scans"] == report["params"][analyzers]
-        assert report["scan_sharing"]["scan-only analyzers"][engine]["shared"]["scans"] == 1
-        assert report["scan_sharing"]["whole suite"][engine]["shared"]["scans"] == 5
+            assert sharing["separate"]["scans"] == report["params"][sizes[suite]]
+            assert sharing["shared"]["scans"] == (1 if suite == "scan-only analyzers" else 5)
         for steps in report["incremental"].values():
             assert [s["delta"] for s in steps[engine]] == [1, 2]
             assert all(s["same_metrics"] for s in steps[engine])
@@ -43,7 +45,7 @@ def _check_report(report: dict, out: Path, engines: list[str]) -> None:
 def test_quick_benchmark_on_duckdb(tmp_path):
     bench = _load()
     report = bench.run_benchmark(
-        6000, 2, ["duckdb"], tmp_path / "out", data_dir=tmp_path / "data", warm_up=False
+        6000, 2, ["duckdb"], tmp_path / "out", data_dir=tmp_path / "data", warm_up=False, repeat=1
     )
     _check_report(report, tmp_path / "out", ["duckdb"])
     assert report["incremental"]["whole suite"]["duckdb"][-1]["rows"] == 6000
@@ -61,6 +63,13 @@ def test_generated_data_is_deterministic(tmp_path):
 @pytest.mark.spark
 def test_quick_benchmark_on_spark(tmp_path, spark):
     report = _load().run_benchmark(
-        6000, 2, ["spark"], tmp_path / "out", data_dir=tmp_path / "data", spark=spark, warm_up=False
+        6000,
+        2,
+        ["spark"],
+        tmp_path / "out",
+        data_dir=tmp_path / "data",
+        spark=spark,
+        warm_up=False,
+        repeat=1,
     )
     _check_report(report, tmp_path / "out", ["spark"])
