@@ -2,11 +2,13 @@
 
 Renders engine-neutral expressions to PySpark ``Column`` objects (no SQL text
 to quote or escape, except the user's own ``where`` and ``satisfies``
-predicates, given to ``expr``), so it works with classic Spark and Spark
-Connect alike. All aggregations of one run go into one ``DataFrame.agg`` (one
-Spark job over the data); a grouping is one ``groupBy``, aggregated directly or,
-when several queries need it, persisted once. Spark's ANSI mode is respected:
-casts of text are ``try_cast`` and no division happens in Spark.
+predicates, given to ``expr``) and uses only the DataFrame API, nothing of the
+JVM gateway, so Spark Connect DataFrames should work as well (the tests use
+classic local Spark). All aggregations of one run go into one
+``DataFrame.agg`` over a projection of their inputs (one Spark job over the
+data); a grouping is one ``groupBy``, aggregated directly or, when several
+queries need it, persisted once. Spark's ANSI mode is respected: casts of text
+are ``try_cast`` and no division happens in Spark.
 """
 
 from __future__ import annotations
