@@ -1,0 +1,697 @@
+"""Checks: named groups of constraints with a level (Deequ's ``Check``).
+
+A :class:`Check` is immutable; every constraint method returns a new check
+with one more constraint, so checks compose fluently::
+
+    Check(CheckLevel.ERROR, "orders").is_complete("id").is_unique("id").has_size(lambda n: n > 0)
+
+Every constraint method takes an optional ``where``, a SQL filter in the
+engine's dialect: the constraint's metric is computed on the rows passing it
+(Deequ's ``.where(...)``), and an optional ``hint`` added to its failure
+message. Assertions are callables from the metric value to ``bool``.
+
+References
+----------
+Schelter et al., PVLDB 2018, §3.1 and Table 1; Deequ ``Check.scala`` and
+``Constraint.scala``.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from autovalidate.checks.constraints import (
+    AssertionConstraint,
+    Constraint,
+    ConstraintResult,
+    ConstraintStatus,
+    PatternRule,
+    PatternRuleConstraint,
+    is_one,
+)
+from autovalidate.metrics import expressions as E
+from autovalidate.metrics.base import Analyzer, Distribution, Metric, MetricValue
+from autovalidate.metrics.counts import Completeness, Compliance, Size
+from autovalidate.metrics.frequencies import (
+    CountDistinct,
+    Distinctness,
+    Entropy,
+    Histogram,
+    MutualInformation,
+    Uniqueness,
+    UniqueValueRatio,
+)
+from autovalidate.metrics.sketches import ApproxCountDistinct, ApproxQuantile
+from autovalidate.metrics.statistics import (
+    Correlation,
+    Maximum,
+    Mean,
+    Minimum,
+    StandardDeviation,
+    Sum,
+)
+from autovalidate.metrics.strings import (
+    DataType,
+    DataTypeInstance,
+    MaxLength,
+    MinLength,
+    PatternConformance,
+    PatternMatch,
+)
+
+__all__ = ["Check", "CheckLevel", "CheckResult", "CheckStatus", "ConstrainableDataType"]
+
+Assertion = Callable[[Any], bool]
+Columns = str | Sequence[str]
+
+
+class CheckLevel(str, enum.Enum):
+    """How grave a failing check is (Deequ's ``CheckLevel``)."""
+
+    ERROR = "Error"
+    WARNING = "Warning"
+
+
+class CheckStatus(str, enum.Enum):
+    """Outcome of a check or of a whole verification (Deequ's ``CheckStatus``)."""
+
+    SUCCESS = "Success"
+    WARNING = "Warning"
+    ERROR = "Error"
+
+    @classmethod
+    def worst(cls, statuses: Iterable[CheckStatus]) -> CheckStatus:
+        """Error if any is Error, else Warning if any is Warning, else Success."""
+        found = set(statuses)
+        for status in (cls.ERROR, cls.WARNING):
+            if status in found:
+                return status
+        return cls.SUCCESS
+
+
+class ConstrainableDataType(str, enum.Enum):
+    """Data types :meth:`Check.has_data_type` can assert on (Deequ's ``ConstrainableDataTypes``)."""
+
+    NULL = "Null"
+    FRACTIONAL = "Fractional"
+    INTEGRAL = "Integral"
+    BOOLEAN = "Boolean"
+    STRING = "String"
+    NUMERIC = "Numeric"
+
+
+def _type_ratio(data_type: ConstrainableDataType) -> Callable[[MetricValue], float]:
+    """Deequ's ``ratioTypes``: the type's share of non-null values (Null: of all values)."""
+
+    def pick(value: MetricValue) -> float:
+        assert isinstance(value, Distribution)
+        if data_type is ConstrainableDataType.NULL:
+            return value.ratio(DataTypeInstance.UNKNOWN.value)
+        kinds = (
+            [DataTypeInstance.FRACTIONAL, DataTypeInstance.INTEGRAL]
+            if data_type is ConstrainableDataType.NUMERIC
+            else [DataTypeInstance(data_type.value)]
+        )
+        count = sum(value.absolute(k.value) for k in kinds)
+        non_null = sum(v.absolute for v in value.values.values()) - value.absolute(
+            DataTypeInstance.UNKNOWN.value
+        )
+        return count / non_null if count else 0.0
+
+    return pick
+
+
+def _as_int(value: MetricValue) -> int:
+    """Give a count metric (a float) to the assertion as an int, as Deequ's ``toLong``."""
+    assert isinstance(value, float)
+    return int(value)
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The outcome of a check: its status and each constraint's result."""
+
+    check: Check
+    status: CheckStatus
+    constraint_results: tuple[ConstraintResult, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class Check:
+    """A named group of constraints; failing ones make the check fail at its level.
+
+    Parameters
+    ----------
+    level
+        :attr:`CheckLevel.ERROR` or :attr:`CheckLevel.WARNING`: the check's
+        status when a constraint fails.
+    description
+        What the check is about (the ``check`` column of results).
+    constraints
+        The constraints so far; add more with the methods below.
+    """
+
+    level: CheckLevel
+    description: str
+    constraints: tuple[Constraint, ...] = ()
+
+    def add_constraint(self, constraint: Constraint) -> Check:
+        """Return a new check with ``constraint`` added."""
+        return replace(self, constraints=(*self.constraints, constraint))
+
+    def _assert(
+        self,
+        kind: str,
+        analyzer: Analyzer,
+        assertion: Assertion,
+        hint: str | None,
+        *,
+        value_picker: Callable[[MetricValue], Any] | None = None,
+        name: str | None = None,
+    ) -> Check:
+        return self.add_constraint(
+            AssertionConstraint(
+                name=name or f"{kind}Constraint({analyzer})",
+                analyzer=analyzer,
+                assertion=assertion,
+                value_picker=value_picker,
+                hint=hint,
+            )
+        )
+
+    # -- completeness ------------------------------------------------------
+
+    def is_complete(
+        self, column: str, *, where: str | None = None, hint: str | None = None
+    ) -> Check:
+        """No value of ``column`` is null (Completeness == 1.0)."""
+        return self.has_completeness(column, is_one, where=where, hint=hint)
+
+    def has_completeness(
+        self,
+        column: str,
+        assertion: Assertion,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the fraction of non-null values of ``column`` (in [0, 1])."""
+        return self._assert("Completeness", Completeness(column, where), assertion, hint)
+
+    # -- uniqueness and distinctness ----------------------------------------
+
+    def is_unique(
+        self, column: Columns, *, where: str | None = None, hint: str | None = None
+    ) -> Check:
+        """Every non-null value (combination) occurs once (Uniqueness == 1.0)."""
+        return self.has_uniqueness(column, is_one, where=where, hint=hint)
+
+    def has_uniqueness(
+        self,
+        columns: Columns,
+        assertion: Assertion,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on Uniqueness: values occurring once / rows where the column is not null."""
+        return self._assert("Uniqueness", Uniqueness(columns, where), assertion, hint)
+
+    def has_distinctness(
+        self,
+        columns: Columns,
+        assertion: Assertion,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on Distinctness: distinct values / rows where the column is not null."""
+        return self._assert("Distinctness", Distinctness(columns, where), assertion, hint)
+
+    def has_unique_value_ratio(
+        self,
+        columns: Columns,
+        assertion: Assertion,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on UniqueValueRatio: values occurring exactly once / distinct values."""
+        return self._assert("UniqueValueRatio", UniqueValueRatio(columns, where), assertion, hint)
+
+    def has_count_distinct(
+        self,
+        columns: Columns,
+        assertion: Assertion,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the exact number of distinct non-null values (an int)."""
+        return self._assert(
+            "CountDistinct", CountDistinct(columns, where), assertion, hint, value_picker=_as_int
+        )
+
+    def has_approx_count_distinct(
+        self,
+        column: str,
+        assertion: Assertion,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the HyperLogLog estimate of distinct non-null values (1.6 % standard error)."""
+        return self._assert(
+            "ApproxCountDistinct", ApproxCountDistinct(column, where), assertion, hint
+        )
+
+    # -- predicates (Compliance) -------------------------------------------
+
+    def satisfies(
+        self,
+        predicate: str | E.Expr,
+        constraint_name: str,
+        assertion: Assertion = is_one,
+        *,
+        columns: Sequence[str] = (),
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the fraction of rows satisfying ``predicate`` (all of them by default).
+
+        ``predicate`` is a SQL boolean expression in the engine's dialect (or an
+        engine-neutral expression); rows where it is null do not satisfy it.
+        ``columns`` names the columns it reads, which must exist.
+        """
+        analyzer = Compliance(constraint_name, predicate, where, tuple(columns))
+        return self._assert("Compliance", analyzer, assertion, hint)
+
+    def is_contained_in(
+        self,
+        column: str,
+        allowed_values: Iterable[str | int | float | bool],
+        assertion: Assertion = is_one,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Every non-null value of ``column`` is one of ``allowed_values`` (nulls pass)."""
+        values = tuple(allowed_values)
+        c = E.col(column)
+        return self.satisfies(
+            E.or_(E.is_null(c), E.is_in(c, values)),
+            f"{column} contained in {','.join(map(str, values))}",
+            assertion,
+            columns=(column,),
+            where=where,
+            hint=hint,
+        )
+
+    def is_in_range(
+        self,
+        column: str,
+        lower_bound: float,
+        upper_bound: float,
+        *,
+        include_lower_bound: bool = True,
+        include_upper_bound: bool = True,
+        assertion: Assertion = is_one,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Every non-null value of numeric ``column`` lies in the interval (nulls pass).
+
+        Deequ's ``isContainedIn(column, lowerBound, upperBound, ...)``.
+        """
+        c = E.col(column)
+        low = (E.ge if include_lower_bound else E.gt)(c, E.lit(lower_bound))
+        high = (E.le if include_upper_bound else E.lt)(c, E.lit(upper_bound))
+        return self.satisfies(
+            E.or_(E.is_null(c), E.and_(low, high)),
+            f"{column} between {lower_bound} and {upper_bound}",
+            assertion,
+            columns=(column,),
+            where=where,
+            hint=hint,
+        )
+
+    def is_non_negative(
+        self,
+        column: str,
+        assertion: Assertion = is_one,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Values of ``column`` are >= 0; nulls and non-numbers count as 0, as in Deequ."""
+        value = E.coalesce(E.to_double(E.col(column)), E.lit(0.0))
+        return self.satisfies(
+            E.ge(value, E.lit(0)),
+            f"{column} is non-negative",
+            assertion,
+            columns=(column,),
+            where=where,
+            hint=hint,
+        )
+
+    def is_positive(
+        self,
+        column: str,
+        assertion: Assertion = is_one,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Values of ``column`` are > 0; nulls and non-numbers count as 1, as in Deequ."""
+        value = E.coalesce(E.to_double(E.col(column)), E.lit(1.0))
+        return self.satisfies(
+            E.gt(value, E.lit(0)),
+            f"{column} is positive",
+            assertion,
+            columns=(column,),
+            where=where,
+            hint=hint,
+        )
+
+    def _compare(
+        self,
+        column_a: str,
+        column_b: str,
+        op: Callable[[E.Expr, E.Expr], E.Expr],
+        words: str,
+        assertion: Assertion,
+        where: str | None,
+        hint: str | None,
+    ) -> Check:
+        return self.satisfies(
+            op(E.col(column_a), E.col(column_b)),
+            f"{column_a} is {words} {column_b}",
+            assertion,
+            columns=(column_a, column_b),
+            where=where,
+            hint=hint,
+        )
+
+    def is_less_than(
+        self,
+        column_a: str,
+        column_b: str,
+        assertion: Assertion = is_one,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """In each row, ``column_a < column_b`` (a row with a null does not comply)."""
+        return self._compare(column_a, column_b, E.lt, "less than", assertion, where, hint)
+
+    def is_less_than_or_equal_to(
+        self,
+        column_a: str,
+        column_b: str,
+        assertion: Assertion = is_one,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """In each row, ``column_a <= column_b`` (a row with a null does not comply)."""
+        return self._compare(
+            column_a, column_b, E.le, "less than or equal to", assertion, where, hint
+        )
+
+    def is_greater_than(
+        self,
+        column_a: str,
+        column_b: str,
+        assertion: Assertion = is_one,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """In each row, ``column_a > column_b`` (a row with a null does not comply)."""
+        return self._compare(column_a, column_b, E.gt, "greater than", assertion, where, hint)
+
+    def is_greater_than_or_equal_to(
+        self,
+        column_a: str,
+        column_b: str,
+        assertion: Assertion = is_one,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """In each row, ``column_a >= column_b`` (a row with a null does not comply)."""
+        return self._compare(
+            column_a, column_b, E.ge, "greater than or equal to", assertion, where, hint
+        )
+
+    # -- size and statistics -------------------------------------------------
+
+    def has_size(
+        self, assertion: Assertion, *, where: str | None = None, hint: str | None = None
+    ) -> Check:
+        """Assert on the number of rows (an int)."""
+        return self._assert("Size", Size(where), assertion, hint, value_picker=_as_int)
+
+    def has_min(
+        self,
+        column: str,
+        assertion: Assertion,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the smallest value of numeric ``column``."""
+        return self._assert("Minimum", Minimum(column, where), assertion, hint)
+
+    def has_max(
+        self,
+        column: str,
+        assertion: Assertion,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the largest value of numeric ``column``."""
+        return self._assert("Maximum", Maximum(column, where), assertion, hint)
+
+    def has_mean(
+        self,
+        column: str,
+        assertion: Assertion,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the mean of numeric ``column``."""
+        return self._assert("Mean", Mean(column, where), assertion, hint)
+
+    def has_sum(
+        self,
+        column: str,
+        assertion: Assertion,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the sum of numeric ``column``."""
+        return self._assert("Sum", Sum(column, where), assertion, hint)
+
+    def has_standard_deviation(
+        self,
+        column: str,
+        assertion: Assertion,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the population standard deviation of numeric ``column``."""
+        return self._assert("StandardDeviation", StandardDeviation(column, where), assertion, hint)
+
+    def has_approx_quantile(
+        self,
+        column: str,
+        quantile: float,
+        assertion: Assertion,
+        *,
+        relative_error: float = 0.01,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the ``quantile`` of numeric ``column``, within ``relative_error`` in rank."""
+        analyzer = ApproxQuantile(column, quantile, relative_error, where)
+        return self._assert("ApproxQuantile", analyzer, assertion, hint)
+
+    def has_correlation(
+        self,
+        column_a: str,
+        column_b: str,
+        assertion: Assertion,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the Pearson correlation of two numeric columns (in [-1, 1])."""
+        return self._assert("Correlation", Correlation(column_a, column_b, where), assertion, hint)
+
+    # -- distributions -------------------------------------------------------
+
+    def has_entropy(
+        self,
+        column: str,
+        assertion: Assertion,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the entropy of ``column``'s value distribution, in nats."""
+        return self._assert("Entropy", Entropy(column, where), assertion, hint)
+
+    def has_mutual_information(
+        self,
+        column_a: str,
+        column_b: str,
+        assertion: Assertion,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the mutual information of two columns, in nats."""
+        analyzer = MutualInformation((column_a, column_b), where)
+        return self._assert("MutualInformation", analyzer, assertion, hint)
+
+    def has_histogram_values(
+        self,
+        column: str,
+        assertion: Callable[[Distribution], bool],
+        *,
+        max_detail_bins: int = 1000,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the value distribution of ``column``.
+
+        The assertion gets a :class:`~autovalidate.metrics.Distribution` holding the
+        ``max_detail_bins`` most frequent values.
+        """
+        analyzer = Histogram(column, max_detail_bins, where)
+        return self._assert("Histogram", analyzer, assertion, hint)
+
+    # -- strings ---------------------------------------------------------------
+
+    def has_pattern(
+        self,
+        column: str,
+        pattern: str,
+        assertion: Assertion = is_one,
+        *,
+        name: str | None = None,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the fraction of rows whose value fully matches ``pattern``.
+
+        Full-match semantics: the whole value (as text) must match, as if the
+        pattern were anchored at both ends (Deequ matches anywhere in the value).
+        The pattern is RE2 on DuckDB and ``java.util.regex`` on Spark. Null
+        values count as not matching, as in Deequ.
+        """
+        return self._assert(
+            "PatternMatch",
+            PatternMatch(column, pattern, where),
+            assertion,
+            hint,
+            name=name or f"PatternMatchConstraint({column}, {pattern})",
+        )
+
+    def has_data_type(
+        self,
+        column: str,
+        data_type: ConstrainableDataType,
+        assertion: Assertion = is_one,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the share of ``column``'s non-null values of ``data_type``.
+
+        As Deequ's ``hasDataType``: the share among non-null values (for
+        ``NULL``: the share of nulls among all values), 0.0 when there are none.
+        """
+        return self._assert(
+            "DataType",
+            DataType(column, where),
+            assertion,
+            hint,
+            value_picker=_type_ratio(data_type),
+            name=f"DataTypeConstraint({DataType(column, where)}, {data_type.value})",
+        )
+
+    def has_min_length(
+        self,
+        column: str,
+        assertion: Assertion,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the shortest text length (code points) of ``column``'s values."""
+        return self._assert("MinLength", MinLength(column, where), assertion, hint)
+
+    def has_max_length(
+        self,
+        column: str,
+        assertion: Assertion,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the longest text length (code points) of ``column``'s values."""
+        return self._assert("MaxLength", MaxLength(column, where), assertion, hint)
+
+    def satisfies_pattern_constraint(
+        self, column: str, rule: PatternRule, *, where: str | None = None, hint: str | None = None
+    ) -> Check:
+        """Validate ``column`` with an inferred Auto-Validate pattern rule.
+
+        The counts of non-null values and of those fully matching
+        ``rule.regex`` are computed in the shared scan; ``rule.evaluate_counts``
+        decides (its own tolerance and test) and its result is the constraint
+        result's ``details``. Nulls are not pattern violations.
+
+        References
+        ----------
+        Song & He, SIGMOD 2021, §2-4.
+        """
+        analyzer = PatternConformance(column, rule.regex, where)
+        return self.add_constraint(
+            PatternRuleConstraint(
+                name=f"PatternConstraint({column}, {rule.regex})",
+                analyzer=analyzer,
+                rule=rule,
+                hint=hint,
+            )
+        )
+
+    # -- running -------------------------------------------------------------------
+
+    def required_analyzers(self) -> tuple[Analyzer, ...]:
+        """Return the analyzers the constraints need, without repeats."""
+        return tuple(dict.fromkeys(c.analyzer for c in self.constraints))
+
+    def evaluate(self, metrics: Mapping[Analyzer, Metric]) -> CheckResult:
+        """Decide every constraint on computed metrics.
+
+        The status is Success when all hold, else the check's level.
+        """
+        results = tuple(c.evaluate(metrics) for c in self.constraints)
+        failed = any(r.status is ConstraintStatus.FAILURE for r in results)
+        if not failed:
+            status = CheckStatus.SUCCESS
+        elif self.level is CheckLevel.ERROR:
+            status = CheckStatus.ERROR
+        else:
+            status = CheckStatus.WARNING
+        return CheckResult(self, status, results)

@@ -1,0 +1,349 @@
+"""The DuckDB engine: the embedded default, for files, pandas and Arrow.
+
+Renders engine-neutral expressions to DuckDB SQL and runs them on a DuckDB
+relation. All aggregations of one analysis run go into one ``SELECT`` over the
+data; a grouping is one ``GROUP BY`` query, aggregated in an enclosing query or,
+when several queries need it, fetched once as Arrow and queried from there.
+Frequency states stored as Arrow are queried the same way.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from autovalidate.engines.base import Engine, ExecutionStats
+from autovalidate.errors import EngineError
+from autovalidate.io import quote_identifier, to_relation
+from autovalidate.metrics.base import COUNT_COLUMN, ColumnKind, Grouping, Schema
+from autovalidate.metrics.expressions import (
+    HLL_HASH_BITS,
+    Call,
+    Col,
+    Expr,
+    Lit,
+    Sql,
+    project_aggregate_inputs,
+    quantile_grid_probabilities,
+)
+
+__all__ = ["ArrowFrequencyTable", "DuckDBEngine", "new_connection", "render"]
+
+_DATA = "_av_data"
+_FREQ = "_av_freq"
+
+
+@functools.cache
+def _database() -> duckdb.DuckDBPyConnection:
+    return duckdb.connect()
+
+
+def new_connection() -> duckdb.DuckDBPyConnection:
+    """Open a connection to this process's in-memory DuckDB database.
+
+    A cursor of one shared database: opening one is almost free (a new
+    database takes about 15 ms), and each has its own temporary names.
+    """
+    return _database().cursor()
+
+
+def _literal(value: Any) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            return f"CAST('{value}' AS DOUBLE)"
+        return repr(value)
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def _hll_code(x: str, precision: int) -> str:
+    rest_bits = HLL_HASH_BITS - precision
+    mask = (1 << rest_bits) - 1
+    w = f"('0x' || substr(md5(CAST({x} AS VARCHAR)), 1, 15))::BIGINT"
+    # rho: position of the first one bit of the rest, from the digits of bin(2 * rest + 1)
+    return (
+        f"((({w}) >> {rest_bits}) * 64 + ({rest_bits + 2} - length(bin((({w}) & {mask}) * 2 + 1))))"
+    )
+
+
+def _params(args: Sequence[Expr]) -> list[Any]:
+    values = []
+    for a in args:
+        assert isinstance(a, Lit), "constant parameter expected"
+        values.append(a.value)
+    return values
+
+
+_SIMPLE: dict[str, Callable[[list[str]], str]] = {
+    "count_star": lambda a: "count(*)",
+    "count": lambda a: f"count({a[0]})",
+    "sum": lambda a: f"sum({a[0]})",
+    "min": lambda a: f"min({a[0]})",
+    "max": lambda a: f"max({a[0]})",
+    "avg": lambda a: f"avg({a[0]})",
+    "var_pop": lambda a: f"var_pop({a[0]})",
+    "covar_pop": lambda a: f"covar_pop({a[0]}, {a[1]})",
+    "distinct_set": lambda a: f"list(DISTINCT {a[0]})",
+    "is_null": lambda a: f"({a[0]} IS NULL)",
+    "is_not_null": lambda a: f"({a[0]} IS NOT NULL)",
+    "and": lambda a: "(" + " AND ".join(a) + ")",
+    "or": lambda a: "(" + " OR ".join(a) + ")",
+    "not": lambda a: f"(NOT {a[0]})",
+    "when": lambda a: f"(CASE WHEN {a[0]} THEN {a[1]} ELSE {a[2]} END)",
+    "coalesce": lambda a: f"coalesce({', '.join(a)})",
+    "eq": lambda a: f"({a[0]} = {a[1]})",
+    "lt": lambda a: f"({a[0]} < {a[1]})",
+    "le": lambda a: f"({a[0]} <= {a[1]})",
+    "gt": lambda a: f"({a[0]} > {a[1]})",
+    "ge": lambda a: f"({a[0]} >= {a[1]})",
+    "mul": lambda a: f"({a[0]} * {a[1]})",
+    "ln": lambda a: f"ln({a[0]})",
+    "to_double": lambda a: f"TRY_CAST({a[0]} AS DOUBLE)",
+    "to_text": lambda a: f"CAST({a[0]} AS VARCHAR)",
+    "length": lambda a: f"length({a[0]})",
+    "is_in": lambda a: f"({a[0]} IN ({', '.join(a[1:])}))" if len(a) > 1 else "FALSE",
+    "window_sum": lambda a: f"sum({a[0]}) OVER (PARTITION BY {', '.join(a[1:])})",
+}
+
+
+def render(expr: Expr) -> str:
+    """DuckDB SQL text of an engine-neutral expression.
+
+    Raises
+    ------
+    ValueError
+        For a function the vocabulary does not have.
+    """
+    if isinstance(expr, Col):
+        return quote_identifier(expr.name)
+    if isinstance(expr, Lit):
+        return _literal(expr.value)
+    if isinstance(expr, Sql):
+        return f"({expr.text})"
+    if isinstance(expr, Call):
+        if expr.fn == "full_match":
+            (pattern,) = _params(expr.args[1:])
+            return f"regexp_full_match({render(expr.args[0])}, {_literal(pattern)})"
+        if expr.fn == "quantile_grid":
+            grid_size, _accuracy = _params(expr.args[1:])
+            probabilities = ", ".join(repr(p) for p in quantile_grid_probabilities(grid_size))
+            return f"quantile_disc({render(expr.args[0])}, [{probabilities}])"
+        if expr.fn == "hll_code":
+            (precision,) = _params(expr.args[1:])
+            return _hll_code(render(expr.args[0]), precision)
+        if expr.fn in _SIMPLE:
+            return _SIMPLE[expr.fn]([render(a) for a in expr.args])
+    raise ValueError(f"no DuckDB rendering for {expr!r}")
+
+
+def _kind(type_name: str) -> ColumnKind:
+    t = type_name.upper()
+    if t in {
+        "TINYINT",
+        "SMALLINT",
+        "INTEGER",
+        "BIGINT",
+        "HUGEINT",
+        "UTINYINT",
+        "USMALLINT",
+        "UINTEGER",
+        "UBIGINT",
+        "UHUGEINT",
+        "FLOAT",
+        "DOUBLE",
+        "REAL",
+    } or t.startswith("DECIMAL"):
+        return ColumnKind.NUMERIC
+    if t in {"VARCHAR", "TEXT", "STRING"} or t.startswith("VARCHAR"):
+        return ColumnKind.STRING
+    if t == "BOOLEAN":
+        return ColumnKind.BOOLEAN
+    if t.startswith(("DATE", "TIME", "TIMESTAMP", "INTERVAL")):
+        return ColumnKind.TEMPORAL
+    return ColumnKind.OTHER
+
+
+def _select_aggregates(
+    exprs: Sequence[Expr], source: str, derived: Mapping[str, Expr] | None
+) -> str:
+    aggregates = ", ".join(render(e) for e in exprs)
+    if derived:
+        extra = ", ".join(f"{render(e)} AS {quote_identifier(n)}" for n, e in derived.items())
+        source = f"(SELECT *, {extra} FROM {source})"
+    return f"SELECT {aggregates} FROM {source}"
+
+
+def _order_by(order_by: Sequence[tuple[Expr, bool]]) -> str:
+    return ", ".join(f"{render(e)} {'DESC' if desc else 'ASC'}" for e, desc in order_by)
+
+
+def _query(relation: duckdb.DuckDBPyRelation, name: str, sql: str) -> duckdb.DuckDBPyRelation:
+    try:
+        result = relation.query(name, sql)
+    except duckdb.Error as exc:
+        raise EngineError(f"DuckDB query failed: {exc}") from exc
+    assert result is not None, "a SELECT gives a relation"
+    return result
+
+
+def _run(relation: duckdb.DuckDBPyRelation, name: str, sql: str) -> list[tuple[Any, ...]]:
+    try:
+        return _query(relation, name, sql).fetchall()
+    except duckdb.Error as exc:
+        raise EngineError(f"DuckDB query failed: {exc}") from exc
+
+
+class ArrowFrequencyTable:
+    """A frequency table held as Arrow (a stored state, a materialized grouping), queried by DuckDB.
+
+    Parameters
+    ----------
+    table
+        Key columns plus :data:`~autovalidate.metrics.base.COUNT_COLUMN`.
+    stats
+        Where to count the queries (none of them scans the input data).
+    """
+
+    def __init__(self, table: pa.Table, stats: ExecutionStats | None = None) -> None:
+        self.table = table
+        self.stats = stats if stats is not None else ExecutionStats()
+        self._relation = new_connection().from_arrow(table)
+
+    def _query(self, sql: str, description: str) -> list[tuple[Any, ...]]:
+        self.stats.record(description, scan=False)
+        return _run(self._relation, _FREQ, sql)
+
+    def aggregate(
+        self, exprs: Sequence[Expr], derived: Mapping[str, Expr] | None = None
+    ) -> list[Any]:
+        """One aggregation query over the table."""
+        rows = self._query(
+            _select_aggregates(exprs, _FREQ, derived), f"aggregate {len(exprs)} over frequencies"
+        )
+        return list(rows[0])
+
+    def top(self, order_by: Sequence[tuple[Expr, bool]], limit: int) -> list[tuple[Any, ...]]:
+        """Return the first ``limit`` rows in the given order."""
+        sql = f"SELECT * FROM {_FREQ} ORDER BY {_order_by(order_by)} LIMIT {int(limit)}"
+        return self._query(sql, f"top {limit} frequencies")
+
+    def to_arrow(self) -> pa.Table:
+        """Return the table itself."""
+        return self.table
+
+
+class _GroupedQueryTable:
+    """A grouping left as a subquery: every query on it scans the data."""
+
+    def __init__(self, engine: DuckDBEngine, grouped_sql: str, description: str) -> None:
+        self._engine = engine
+        self._source = f"({grouped_sql}) AS {_FREQ}"
+        self._grouped_sql = grouped_sql
+        self._description = description
+
+    def aggregate(
+        self, exprs: Sequence[Expr], derived: Mapping[str, Expr] | None = None
+    ) -> list[Any]:
+        sql = _select_aggregates(exprs, self._source, derived)
+        return list(
+            self._engine.query(sql, f"group {self._description}, aggregate {len(exprs)}")[0]
+        )
+
+    def top(self, order_by: Sequence[tuple[Expr, bool]], limit: int) -> list[tuple[Any, ...]]:
+        sql = f"SELECT * FROM {self._source} ORDER BY {_order_by(order_by)} LIMIT {int(limit)}"
+        return self._engine.query(sql, f"group {self._description}, top {limit}")
+
+    def to_arrow(self) -> pa.Table:
+        return self._engine.fetch_arrow(self._grouped_sql, f"group {self._description}")
+
+
+class DuckDBEngine(Engine):
+    """Runs analyzers with DuckDB on local data.
+
+    Parameters
+    ----------
+    data
+        A path (CSV/TSV or Parquet file, glob or directory), a pandas
+        DataFrame, a pyarrow Table or a DuckDB relation (queried on its own
+        connection).
+    con
+        Connection for paths and in-memory data; by default a new one to this
+        process's in-memory database (see :func:`new_connection`).
+
+    Raises
+    ------
+    DataSourceError, DataError
+        As :func:`autovalidate.io.to_relation`.
+    """
+
+    name = "duckdb"
+
+    def __init__(self, data: Any, con: duckdb.DuckDBPyConnection | None = None) -> None:
+        super().__init__()
+        self._own_con = con is None
+        self._con = con if con is not None else new_connection()
+        self.relation = to_relation(data, self._con)
+
+    def schema(self) -> Schema:
+        """Column kinds from the relation's types."""
+        return {
+            n: _kind(str(t))
+            for n, t in zip(self.relation.columns, self.relation.types, strict=True)
+        }
+
+    def query(self, sql: str, description: str) -> list[tuple[Any, ...]]:
+        """Run SQL over the data (named ``_av_data``) and count it as a scan."""
+        self.stats.record(description, scan=True)
+        return _run(self.relation, _DATA, sql)
+
+    def fetch_arrow(self, sql: str, description: str) -> pa.Table:
+        """Run SQL over the data and fetch the result as Arrow (one scan)."""
+        self.stats.record(description, scan=True)
+        try:
+            return _query(self.relation, _DATA, sql).to_arrow_table()
+        except duckdb.Error as exc:
+            raise EngineError(f"DuckDB query failed: {exc}") from exc
+
+    def aggregate(self, exprs: Sequence[Expr]) -> list[Any]:
+        """Run all aggregations in one ``SELECT`` over the data (inputs projected once)."""
+        inputs, aggregates = project_aggregate_inputs(exprs)
+        rows = self.query(_select_aggregates(aggregates, _DATA, inputs), f"aggregate {len(exprs)}")
+        return list(rows[0])
+
+    def frequencies(
+        self, grouping: Grouping, *, materialize: bool
+    ) -> ArrowFrequencyTable | _GroupedQueryTable:
+        """``SELECT keys, count(*) ... GROUP BY keys``, lazy or fetched once as Arrow."""
+        keys = ", ".join(f"{render(e)} AS {quote_identifier(n)}" for n, e in grouping.keys)
+        conditions = []
+        if grouping.where is not None:
+            conditions.append(render(grouping.where))
+        if grouping.drop_all_null:
+            conditions.append(
+                "(" + " OR ".join(f"{render(e)} IS NOT NULL" for _, e in grouping.keys) + ")"
+            )
+        where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
+        positions = ", ".join(str(i + 1) for i in range(len(grouping.keys)))
+        sql = (
+            f"SELECT {keys}, count(*) AS {quote_identifier(COUNT_COLUMN)} "
+            f"FROM {_DATA}{where} GROUP BY {positions}"
+        )
+        description = ",".join(grouping.key_names)
+        if materialize:
+            return ArrowFrequencyTable(self.fetch_arrow(sql, f"group {description}"), self.stats)
+        return _GroupedQueryTable(self, sql, description)
+
+    def close(self) -> None:
+        """Close the connection if the engine opened it."""
+        if self._own_con:
+            self._con.close()

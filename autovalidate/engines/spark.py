@@ -1,0 +1,274 @@
+"""The Spark engine: analyzers on PySpark DataFrames, without any JVM jar.
+
+Renders engine-neutral expressions to PySpark ``Column`` objects (no SQL text
+to quote or escape, except the user's own ``where`` and ``satisfies``
+predicates, given to ``expr``) and uses only the DataFrame API, nothing of the
+JVM gateway, so Spark Connect DataFrames should work as well (the tests use
+classic local Spark). All aggregations of one run go into one
+``DataFrame.agg`` over a projection of their inputs (one Spark job over the
+data); a grouping is one ``groupBy``, aggregated directly or, when several
+queries need it, persisted once. Spark's ANSI mode is respected: casts of text
+are ``try_cast`` and no division happens in Spark.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from autovalidate.engines.base import Engine, ExecutionStats
+from autovalidate.errors import EngineError
+from autovalidate.metrics.base import COUNT_COLUMN, ColumnKind, Grouping, Schema
+from autovalidate.metrics.expressions import (
+    HLL_HASH_BITS,
+    Call,
+    Col,
+    Expr,
+    Lit,
+    Sql,
+    project_aggregate_inputs,
+    quantile_grid_probabilities,
+)
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame
+
+__all__ = ["SparkEngine", "is_spark_dataframe", "render"]
+
+
+def is_spark_dataframe(data: object) -> bool:
+    """Tell a classic or Spark Connect DataFrame (without importing pyspark otherwise)."""
+    cls = type(data)
+    return cls.__name__ == "DataFrame" and cls.__module__.startswith("pyspark.")
+
+
+def _quote(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _functions() -> Any:
+    from pyspark.sql import functions
+
+    return functions
+
+
+def _hll_code(x: Column, precision: int) -> Column:
+    F = _functions()
+    rest_bits = HLL_HASH_BITS - precision
+    mask = (1 << rest_bits) - 1
+    w = F.conv(F.substring(F.md5(x.cast("string")), 1, 15), 16, 10).cast("bigint")
+    rest = w.bitwiseAND(F.lit(mask))
+    rho = F.lit(rest_bits + 2) - F.length(F.bin(rest * 2 + 1))
+    return F.shiftright(w, rest_bits) * 64 + rho
+
+
+def _when(a: list[Column], otherwise_null: bool) -> Column:
+    F = _functions()
+    case = F.when(a[0], a[1])
+    return case if otherwise_null else case.otherwise(a[2])
+
+
+def _window_sum(a: list[Column]) -> Column:
+    from pyspark.sql import Window
+
+    return _functions().sum(a[0]).over(Window.partitionBy(*a[1:]))
+
+
+def _all(a: list[Column], combine: Callable[[Column, Column], Column]) -> Column:
+    result = a[0]
+    for c in a[1:]:
+        result = combine(result, c)
+    return result
+
+
+_SIMPLE: dict[str, Callable[[list[Column]], Column]] = {
+    "count_star": lambda a: _functions().count(_functions().lit(1)),
+    "count": lambda a: _functions().count(a[0]),
+    "sum": lambda a: _functions().sum(a[0]),
+    "min": lambda a: _functions().min(a[0]),
+    "max": lambda a: _functions().max(a[0]),
+    "avg": lambda a: _functions().avg(a[0]),
+    "var_pop": lambda a: _functions().var_pop(a[0]),
+    "covar_pop": lambda a: _functions().covar_pop(a[0], a[1]),
+    "distinct_set": lambda a: _functions().collect_set(a[0]),
+    "is_null": lambda a: a[0].isNull(),
+    "is_not_null": lambda a: a[0].isNotNull(),
+    "and": lambda a: _all(a, lambda x, y: x & y),
+    "or": lambda a: _all(a, lambda x, y: x | y),
+    "not": lambda a: ~a[0],
+    "coalesce": lambda a: _functions().coalesce(*a),
+    "eq": lambda a: a[0] == a[1],
+    "lt": lambda a: a[0] < a[1],
+    "le": lambda a: a[0] <= a[1],
+    "gt": lambda a: a[0] > a[1],
+    "ge": lambda a: a[0] >= a[1],
+    "mul": lambda a: a[0] * a[1],
+    "ln": lambda a: _functions().log(a[0]),
+    "to_double": lambda a: a[0].try_cast("double"),
+    "to_text": lambda a: a[0].cast("string"),
+    "length": lambda a: _functions().length(a[0]),
+    "window_sum": _window_sum,
+}
+
+
+def render(expr: Expr) -> Column:
+    """PySpark ``Column`` of an engine-neutral expression.
+
+    Raises
+    ------
+    ValueError
+        For a function the vocabulary does not have.
+    """
+    F = _functions()
+    if isinstance(expr, Col):
+        return F.col(_quote(expr.name))
+    if isinstance(expr, Lit):
+        return F.lit(expr.value)
+    if isinstance(expr, Sql):
+        return F.expr(expr.text)
+    if isinstance(expr, Call):
+        params = [a.value for a in expr.args[1:] if isinstance(a, Lit)]
+        if expr.fn == "full_match":
+            return render(expr.args[0]).rlike(r"\A(?:" + str(params[0]) + r")\z")
+        if expr.fn == "quantile_grid":
+            grid_size, accuracy = params
+            probabilities = quantile_grid_probabilities(int(grid_size))  # type: ignore[arg-type]
+            return F.percentile_approx(render(expr.args[0]), probabilities, accuracy)
+        if expr.fn == "hll_code":
+            return _hll_code(render(expr.args[0]), int(params[0]))  # type: ignore[arg-type]
+        if expr.fn == "is_in":
+            return render(expr.args[0]).isin(params) if params else F.lit(False)
+        if expr.fn == "when":
+            otherwise = expr.args[2]
+            otherwise_null = isinstance(otherwise, Lit) and otherwise.value is None
+            return _when([render(a) for a in expr.args], otherwise_null)
+        if expr.fn in _SIMPLE:
+            return _SIMPLE[expr.fn]([render(a) for a in expr.args])
+    raise ValueError(f"no Spark rendering for {expr!r}")
+
+
+def _kind(data_type: Any) -> ColumnKind:
+    from pyspark.sql import types as T
+
+    if isinstance(data_type, T.NumericType):
+        return ColumnKind.NUMERIC
+    if isinstance(data_type, (T.StringType, T.VarcharType, T.CharType)):
+        return ColumnKind.STRING
+    if isinstance(data_type, T.BooleanType):
+        return ColumnKind.BOOLEAN
+    if isinstance(data_type, (T.DateType, T.TimestampType, T.TimestampNTZType)):
+        return ColumnKind.TEMPORAL
+    return ColumnKind.OTHER
+
+
+@contextmanager
+def _spark_errors() -> Iterator[None]:
+    """Turn whatever Spark raises (analysis at plan time, failures at run time) into EngineError."""
+    try:
+        yield
+    except Exception as exc:  # noqa: BLE001 - Spark and py4j errors have no common base
+        raise EngineError(f"Spark query failed: {exc}") from exc
+
+
+def _aggregate(
+    frame: DataFrame, exprs: Sequence[Expr], derived: Mapping[str, Expr] | None
+) -> DataFrame:
+    if derived:
+        frame = frame.select("*", *(render(e).alias(n) for n, e in derived.items()))
+    return frame.agg(*(render(e).alias(f"_av{i}") for i, e in enumerate(exprs)))
+
+
+class SparkFrequencyTable:
+    """A grouping as a Spark DataFrame (lazy, or persisted when materialized)."""
+
+    def __init__(
+        self, frame: DataFrame, stats: ExecutionStats, description: str, *, lazy: bool
+    ) -> None:
+        self._frame = frame
+        self._stats = stats
+        self._description = description
+        self._lazy = lazy
+
+    def _record(self, what: str) -> None:
+        self._stats.record(f"group {self._description}, {what}", scan=self._lazy)
+
+    def aggregate(
+        self, exprs: Sequence[Expr], derived: Mapping[str, Expr] | None = None
+    ) -> list[Any]:
+        """Run one aggregation job over the grouped data."""
+        self._record(f"aggregate {len(exprs)}")
+        with _spark_errors():
+            return list(_aggregate(self._frame, exprs, derived).collect()[0])
+
+    def top(self, order_by: Sequence[tuple[Expr, bool]], limit: int) -> list[tuple[Any, ...]]:
+        """Return the first ``limit`` rows in the given order."""
+        self._record(f"top {limit}")
+        columns = [render(e).desc() if desc else render(e).asc() for e, desc in order_by]
+        with _spark_errors():
+            return [tuple(r) for r in self._frame.orderBy(*columns).limit(int(limit)).collect()]
+
+    def to_arrow(self) -> pa.Table:
+        """Return the grouped data as Arrow (collected to the driver)."""
+        self._record("fetch")
+        with _spark_errors():
+            return self._frame.toArrow()
+
+
+class SparkEngine(Engine):
+    """Runs analyzers on a PySpark DataFrame.
+
+    Parameters
+    ----------
+    frame
+        The data; its session runs the queries.
+    """
+
+    name = "spark"
+
+    def __init__(self, frame: DataFrame) -> None:
+        super().__init__()
+        self.frame = frame
+        self._persisted: list[DataFrame] = []
+
+    def schema(self) -> Schema:
+        """Column kinds from the DataFrame's schema."""
+        return {f.name: _kind(f.dataType) for f in self.frame.schema.fields}
+
+    def aggregate(self, exprs: Sequence[Expr]) -> list[Any]:
+        """Run all aggregations in one ``agg`` (one Spark job), inputs projected once."""
+        self.stats.record(f"aggregate {len(exprs)}", scan=True)
+        inputs, aggregates = project_aggregate_inputs(exprs)
+        with _spark_errors():
+            return list(_aggregate(self.frame, aggregates, inputs).collect()[0])
+
+    def frequencies(self, grouping: Grouping, *, materialize: bool) -> SparkFrequencyTable:
+        """``groupBy(keys).count()``, lazy or persisted now (one job)."""
+        F = _functions()
+        description = ",".join(grouping.key_names)
+        with _spark_errors():  # a bad where filter fails already when the plan is built
+            frame = self.frame
+            if grouping.where is not None:
+                frame = frame.where(render(grouping.where))
+            if grouping.drop_all_null:
+                frame = frame.where(
+                    _all([render(e).isNotNull() for _, e in grouping.keys], lambda x, y: x | y)
+                )
+            grouped = frame.groupBy(*(render(e).alias(n) for n, e in grouping.keys)).agg(
+                F.count(F.lit(1)).alias(COUNT_COLUMN)
+            )
+            if not materialize:
+                return SparkFrequencyTable(grouped, self.stats, description, lazy=True)
+            self.stats.record(f"group {description}, persist", scan=True)
+            grouped = grouped.persist()
+            self._persisted.append(grouped)
+            grouped.count()
+        return SparkFrequencyTable(grouped, self.stats, description, lazy=False)
+
+    def close(self) -> None:
+        """Unpersist the groupings this engine cached."""
+        for frame in self._persisted:
+            frame.unpersist()
+        self._persisted.clear()

@@ -1,0 +1,192 @@
+"""Counts and ratios of rows: Size, Completeness, Compliance.
+
+States (ICDE 2019, Table I): a row count for Size, and ``(#matches, #rows)``
+for the ratios, merged by addition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from autovalidate.metrics import expressions as E
+from autovalidate.metrics.base import (
+    ColumnAnalyzer,
+    Entity,
+    Precondition,
+    ScanShareableAnalyzer,
+    State,
+    has_column,
+    where_expr,
+)
+
+__all__ = ["Completeness", "Compliance", "NumMatches", "NumMatchesAndCount", "Size"]
+
+
+@dataclass(frozen=True)
+class NumMatches(State):
+    """A count of rows (Deequ's ``NumMatches``)."""
+
+    num_matches: int
+
+    def merge(self, other: NumMatches) -> NumMatches:
+        """Add the counts."""
+        return NumMatches(self.num_matches + other.num_matches)
+
+
+@dataclass(frozen=True)
+class NumMatchesAndCount(State):
+    """Rows matching a predicate and rows considered (Deequ's ``NumMatchesAndCount``).
+
+    For the ratio analyzers ``count`` is at least 1 (the state of no rows is
+    ``None``); :class:`~autovalidate.metrics.strings.PatternConformance` counts
+    non-null values, of which there may be none.
+    """
+
+    num_matches: int
+    count: int
+
+    def merge(self, other: NumMatchesAndCount) -> NumMatchesAndCount:
+        """Add both counts."""
+        return NumMatchesAndCount(self.num_matches + other.num_matches, self.count + other.count)
+
+    @property
+    def ratio(self) -> float:
+        """``num_matches / count``, a fraction in [0, 1]."""
+        return self.num_matches / self.count
+
+    @classmethod
+    def from_counts(cls, num_matches: Any, count: Any) -> NumMatchesAndCount | None:
+        """Return the state from two aggregated counts; ``None`` when no row was considered."""
+        if not count:
+            return None
+        return cls(int(num_matches or 0), int(count))
+
+
+class RatioAnalyzer(ScanShareableAnalyzer):
+    """A ratio of matching rows to considered rows, from a :class:`NumMatchesAndCount`."""
+
+    state_class = NumMatchesAndCount
+
+    def state_from_aggregates(self, values: Sequence[Any]) -> NumMatchesAndCount | None:
+        """Build ``(#matches, #rows)`` from the two aggregates."""
+        return NumMatchesAndCount.from_counts(values[0], values[1])
+
+    def metric_value(self, state: NumMatchesAndCount) -> float:
+        """Return the ratio, a fraction in [0, 1]."""
+        return state.ratio
+
+
+@dataclass(frozen=True)
+class Size(ScanShareableAnalyzer):
+    """Number of rows (Deequ ``Size``), of those passing ``where`` if given.
+
+    The metric is a float count; no rows give 0.0 (a success).
+
+    References
+    ----------
+    Schelter et al., PVLDB 2018, Table 2; ICDE 2019, Table I.
+    """
+
+    where: str | None = None
+
+    metric_name = "Size"
+    state_class = NumMatches
+
+    @property
+    def instance(self) -> str:
+        """The dataset: ``"*"``."""
+        return "*"
+
+    @property
+    def entity(self) -> Entity:
+        """A dataset metric."""
+        return Entity.DATASET
+
+    def aggregations(self) -> tuple[E.Expr, ...]:
+        """Rows passing the filter."""
+        return (E.count_where(where_expr(self.where)),)
+
+    def state_from_aggregates(self, values: Sequence[Any]) -> NumMatches:
+        """Return the row count."""
+        return NumMatches(int(values[0] or 0))
+
+    def metric_value(self, state: NumMatches) -> float:
+        """Return the count as a float."""
+        return float(state.num_matches)
+
+
+@dataclass(frozen=True)
+class Completeness(ColumnAnalyzer, RatioAnalyzer):
+    """Fraction of rows where ``column`` is not null (Deequ ``Completeness``).
+
+    A fraction in [0, 1]; rows failing ``where`` are not counted. A failure
+    metric (empty state) when no row passes the filter.
+
+    References
+    ----------
+    Schelter et al., PVLDB 2018, Table 2; ICDE 2019, Table I and §III.
+    """
+
+    column: str
+    where: str | None = None
+
+    metric_name = "Completeness"
+
+    def aggregations(self) -> tuple[E.Expr, ...]:
+        """Non-null rows passing the filter, and rows passing it."""
+        where = where_expr(self.where)
+        return (
+            E.count_non_null(E.where_selection(E.col(self.column), where)),
+            E.count_where(where),
+        )
+
+
+@dataclass(frozen=True)
+class Compliance(RatioAnalyzer):
+    """Fraction of rows satisfying a predicate (Deequ ``Compliance``).
+
+    Parameters
+    ----------
+    instance_name
+        A name for the predicate, used as the metric's instance.
+    predicate
+        A SQL boolean expression in the engine's dialect (a string), or an
+        engine-neutral :class:`~autovalidate.metrics.expressions.Expr`. A row
+        where it is null does not comply.
+    where
+        Only rows satisfying this SQL filter count, in numerator and denominator.
+    columns
+        Columns the predicate reads; each must exist.
+
+    A fraction in [0, 1]; a failure (empty state) when no row passes ``where``.
+
+    References
+    ----------
+    Schelter et al., PVLDB 2018, Table 2 and §3.2 (Compliance, Completeness as
+    compliance with "is not null").
+    """
+
+    instance_name: str
+    predicate: str | E.Expr
+    where: str | None = None
+    columns: tuple[str, ...] = ()
+
+    metric_name = "Compliance"
+
+    @property
+    def instance(self) -> str:
+        """The predicate's name."""
+        return self.instance_name
+
+    def preconditions(self) -> Sequence[Precondition]:
+        """Require the named columns to exist."""
+        return tuple(has_column(c) for c in self.columns)
+
+    def aggregations(self) -> tuple[E.Expr, ...]:
+        """Rows passing filter and predicate, and rows passing the filter."""
+        where = where_expr(self.where)
+        predicate = E.sql(self.predicate) if isinstance(self.predicate, str) else self.predicate
+        matching = predicate if where is None else E.and_(where, predicate)
+        return (E.count_where(matching), E.count_where(where))

@@ -1,0 +1,391 @@
+r"""Engine-neutral expressions: what an analyzer computes, before any engine says how.
+
+Analyzers declare their aggregations as small immutable expression trees built
+from the helpers below; :mod:`autovalidate.engines.duckdb` renders a tree to
+DuckDB SQL text and :mod:`autovalidate.engines.spark` to a PySpark ``Column``.
+Trees are hashable, so an engine computes an aggregation that several
+analyzers share (``count(*)``, say) only once per scan.
+
+Semantics every renderer keeps:
+
+* SQL three-valued logic: a comparison with a null is null, and
+  :func:`when` without an ``else`` gives null where its condition is not true;
+  aggregates other than :func:`count_star` skip nulls.
+* :func:`to_double` is a *try* cast: text that is not a number becomes null
+  (Spark's ANSI mode would raise on a plain cast).
+* :func:`to_text` renders a value as the engine does (``CAST(x AS VARCHAR)`` /
+  ``cast(x as string)``); the two agree on text, integers, decimals, booleans
+  and dates, and differ on floating values printed with an exponent
+  (DuckDB ``1e+20``, Spark ``1.0E20``).
+* :func:`full_match` is a full match of a regular expression: RE2 on DuckDB
+  (``regexp_full_match``), ``java.util.regex`` on Spark (``rlike`` with the
+  pattern wrapped in ``\A(?:...)\z``). Write patterns in the subset both
+  dialects share.
+* :class:`Sql` is user text in the engine's own SQL dialect (a ``where``
+  filter, a ``satisfies`` predicate), used as given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+__all__ = [
+    "AGGREGATE_FUNCTIONS",
+    "HLL_HASH_BITS",
+    "Call",
+    "Col",
+    "Expr",
+    "Lit",
+    "Sql",
+    "and_",
+    "coalesce",
+    "col",
+    "count_non_null",
+    "count_star",
+    "count_where",
+    "covar_pop",
+    "distinct_set",
+    "eq",
+    "full_match",
+    "ge",
+    "gt",
+    "hll_code",
+    "is_in",
+    "is_not_null",
+    "is_null",
+    "le",
+    "length",
+    "lit",
+    "ln",
+    "lt",
+    "maximum",
+    "mean",
+    "minimum",
+    "mul",
+    "not_",
+    "or_",
+    "project_aggregate_inputs",
+    "quantile_grid",
+    "quantile_grid_probabilities",
+    "sql",
+    "to_double",
+    "to_text",
+    "total",
+    "var_pop",
+    "when",
+    "where_selection",
+    "window_sum",
+]
+
+Scalar = None | bool | int | float | str
+
+
+class Expr:
+    """Base of the expression tree; every node is a frozen, hashable dataclass."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True)
+class Col(Expr):
+    """A column of the data, by its exact name (renderers quote it)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Lit(Expr):
+    """A constant: ``None`` (null), bool, int, float or str."""
+
+    value: Scalar
+
+
+@dataclass(frozen=True)
+class Sql(Expr):
+    """A user's SQL expression in the engine's own dialect, used verbatim."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Call(Expr):
+    """A function of the neutral vocabulary applied to arguments.
+
+    ``fn`` is one of the names the renderers know; constant parameters (a
+    regex, a precision) are passed as :class:`Lit` arguments.
+    """
+
+    fn: str
+    args: tuple[Expr, ...]
+
+
+#: Bits of the value hash that :func:`hll_code` uses (15 hex digits of the MD5).
+HLL_HASH_BITS = 60
+
+#: Functions that aggregate over rows (the others are row-wise scalars).
+AGGREGATE_FUNCTIONS = frozenset(
+    {
+        "count_star",
+        "count",
+        "sum",
+        "min",
+        "max",
+        "avg",
+        "var_pop",
+        "covar_pop",
+        "distinct_set",
+        "quantile_grid",
+    }
+)
+
+
+def project_aggregate_inputs(exprs: Sequence[Expr]) -> tuple[dict[str, Expr], list[Expr]]:
+    """Pull the row-level arguments of aggregates out into named columns.
+
+    Returns the distinct arguments as ``{name: expression}`` (to compute in a
+    projection below the aggregation) and the aggregates rewritten to read
+    those columns. An argument several aggregates share (the filtered values
+    of a column, say) is computed once per row, and Spark compiles the
+    projection even when an aggregate of the query (``collect_set``,
+    ``percentile_approx``) cannot be compiled.
+    """
+    names: dict[Expr, str] = {}
+
+    def column_for(arg: Expr) -> Expr:
+        if isinstance(arg, (Col, Lit)):
+            return arg
+        if arg not in names:
+            names[arg] = f"__av_in{len(names)}"
+        return Col(names[arg])
+
+    rewritten = [
+        Call(e.fn, tuple(column_for(a) for a in e.args))
+        if isinstance(e, Call) and e.fn in AGGREGATE_FUNCTIONS
+        else e
+        for e in exprs
+    ]
+    return {name: arg for arg, name in names.items()}, rewritten
+
+
+def col(name: str) -> Col:
+    """Column ``name``."""
+    return Col(name)
+
+
+def lit(value: Scalar) -> Lit:
+    """Constant ``value``."""
+    return Lit(value)
+
+
+def sql(text: str) -> Sql:
+    """User SQL ``text`` in the engine's dialect."""
+    return Sql(text)
+
+
+def _call(fn: str, *args: Expr) -> Call:
+    return Call(fn, tuple(args))
+
+
+# -- aggregates -------------------------------------------------------------
+
+
+def count_star() -> Call:
+    """Count rows (``count(*)``); 0 on no rows."""
+    return _call("count_star")
+
+
+def count_non_null(x: Expr) -> Call:
+    """Count rows where ``x`` is not null; 0 on no rows."""
+    return _call("count", x)
+
+
+def count_where(condition: Expr | None) -> Call:
+    """Count rows where ``condition`` is true (all rows when ``None``); 0 on no rows."""
+    if condition is None:
+        return count_star()
+    return count_non_null(when(condition, lit(1)))
+
+
+def total(x: Expr) -> Call:
+    """Sum of the non-null values of ``x``; null when there are none."""
+    return _call("sum", x)
+
+
+def minimum(x: Expr) -> Call:
+    """Smallest non-null value of ``x``; null when there are none."""
+    return _call("min", x)
+
+
+def maximum(x: Expr) -> Call:
+    """Largest non-null value of ``x``; null when there are none."""
+    return _call("max", x)
+
+
+def mean(x: Expr) -> Call:
+    """Mean of the non-null values of ``x``; null when there are none."""
+    return _call("avg", x)
+
+
+def var_pop(x: Expr) -> Call:
+    """Compute the population variance of the non-null values of ``x`` (stable in both engines)."""
+    return _call("var_pop", x)
+
+
+def covar_pop(x: Expr, y: Expr) -> Call:
+    """Compute the population covariance over the rows where ``x`` and ``y`` are not null."""
+    return _call("covar_pop", x, y)
+
+
+def distinct_set(x: Expr) -> Call:
+    """Return the set of distinct non-null values of ``x``, as a list in no particular order."""
+    return _call("distinct_set", x)
+
+
+def quantile_grid(x: Expr, grid_size: int, accuracy: int) -> Call:
+    """Lower quantiles of ``x`` at the probabilities ``i / grid_size``, ``i = 0..grid_size``.
+
+    The quantile at probability p is the value at 1-based rank ``max(1, ceil(p * n))``
+    of the ``n`` non-null values. DuckDB computes it exactly (``quantile_disc``);
+    Spark with ``percentile_approx(x, grid, accuracy)``, whose rank error is at
+    most ``1 / accuracy``. Null when there are no values.
+    """
+    return _call("quantile_grid", x, lit(grid_size), lit(accuracy))
+
+
+def quantile_grid_probabilities(grid_size: int) -> list[float]:
+    """Return the probabilities a :func:`quantile_grid` asks the engine for.
+
+    ``i / grid_size`` lowered by 1e-12 (and clipped at 0): both engines find the
+    lower quantile at ``p`` at rank ``ceil(p * n)`` in floating point, where
+    ``0.07 * 100`` is ``7.000000000000001``; the nudge keeps the rank at the
+    exact ``ceil(i * n / grid_size)`` for every ``n`` below 10**10.
+    """
+    return [max(0.0, i / grid_size - 1e-12) for i in range(grid_size + 1)]
+
+
+def window_sum(x: Expr, partition_by: Sequence[Expr]) -> Call:
+    """Sum of ``x`` over the rows that share the values of ``partition_by`` (a window)."""
+    return _call("window_sum", x, *partition_by)
+
+
+# -- row-wise scalars -------------------------------------------------------
+
+
+def is_null(x: Expr) -> Call:
+    """Test whether ``x`` is null."""
+    return _call("is_null", x)
+
+
+def is_not_null(x: Expr) -> Call:
+    """Test whether ``x`` is not null."""
+    return _call("is_not_null", x)
+
+
+def and_(*xs: Expr) -> Expr:
+    """Conjunction (SQL ``AND``) of one or more conditions."""
+    return xs[0] if len(xs) == 1 else _call("and", *xs)
+
+
+def or_(*xs: Expr) -> Expr:
+    """Disjunction (SQL ``OR``) of one or more conditions."""
+    return xs[0] if len(xs) == 1 else _call("or", *xs)
+
+
+def not_(x: Expr) -> Call:
+    """Negation (SQL ``NOT``)."""
+    return _call("not", x)
+
+
+def when(condition: Expr, then: Expr, otherwise: Expr | None = None) -> Call:
+    """``CASE WHEN condition THEN then ELSE otherwise END`` (null otherwise by default)."""
+    return _call("when", condition, then, otherwise if otherwise is not None else lit(None))
+
+
+def where_selection(x: Expr, where: Expr | None) -> Expr:
+    """``x`` where the filter holds, null elsewhere; ``x`` itself without a filter.
+
+    This is Deequ's ``conditionalSelection``: aggregates over the result only see
+    the rows that pass the filter.
+    """
+    return x if where is None else when(where, x)
+
+
+def coalesce(*xs: Expr) -> Call:
+    """Return the first non-null argument."""
+    return _call("coalesce", *xs)
+
+
+def eq(x: Expr, y: Expr) -> Call:
+    """``x = y``."""
+    return _call("eq", x, y)
+
+
+def lt(x: Expr, y: Expr) -> Call:
+    """``x < y``."""
+    return _call("lt", x, y)
+
+
+def le(x: Expr, y: Expr) -> Call:
+    """``x <= y``."""
+    return _call("le", x, y)
+
+
+def gt(x: Expr, y: Expr) -> Call:
+    """``x > y``."""
+    return _call("gt", x, y)
+
+
+def ge(x: Expr, y: Expr) -> Call:
+    """``x >= y``."""
+    return _call("ge", x, y)
+
+
+def mul(x: Expr, y: Expr) -> Call:
+    """``x * y``."""
+    return _call("mul", x, y)
+
+
+def ln(x: Expr) -> Call:
+    """Natural logarithm."""
+    return _call("ln", x)
+
+
+def to_double(x: Expr) -> Call:
+    """``x`` as a 64-bit float; null where it is not a number (a try cast)."""
+    return _call("to_double", x)
+
+
+def to_text(x: Expr) -> Call:
+    """``x`` rendered as text by the engine (see the module notes)."""
+    return _call("to_text", x)
+
+
+def length(x: Expr) -> Call:
+    """Count the Unicode code points of the text ``x``."""
+    return _call("length", x)
+
+
+def full_match(x: Expr, regex: str) -> Call:
+    """Test whether the text ``x`` fully matches ``regex``; null where ``x`` is null."""
+    return _call("full_match", x, lit(regex))
+
+
+def is_in(x: Expr, values: Iterable[Scalar]) -> Call:
+    """``x IN (values)``."""
+    return _call("is_in", x, *(lit(v) for v in values))
+
+
+def hll_code(x: Expr, precision: int) -> Call:
+    """HyperLogLog register code of ``x``: ``register * 64 + rho``, null where ``x`` is null.
+
+    Both engines compute it with the same arithmetic, so the resulting sketches
+    are identical: the hash is the first 60 bits (15 hex digits) of the MD5 of
+    the value's text (:func:`to_text`); its top ``precision`` bits pick the
+    register, and rho is the 1-based position of the first one bit in the
+    remaining ``60 - precision`` bits (``61 - precision`` when they are all zero).
+    Renderers compute rho as ``62 - precision - length(bin(2 * rest + 1))``:
+    ``bin`` of ``2 * rest + 1`` has one digit more than the bit length of ``rest``,
+    even for ``rest == 0``.
+    """
+    return _call("hll_code", x, lit(precision))

@@ -1,0 +1,375 @@
+"""Metrics of value frequencies.
+
+Uniqueness, Distinctness, UniqueValueRatio, CountDistinct, Entropy,
+MutualInformation and Histogram all share one state, the table of group
+frequencies (ICDE 2019, Table I: "value frequencies", merged by an outer join
+and summation), so an engine groups the data once per distinct grouping. As in Deequ's
+``FrequencyBasedAnalyzer``, the groups are those of the rows where at least one
+grouping column is not null (and that pass ``where``), so the frequency metrics
+divide by the rows where the column is not null.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from autovalidate.errors import ParameterError
+from autovalidate.metrics import expressions as E
+from autovalidate.metrics.base import (
+    COUNT_COLUMN,
+    ColumnAnalyzer,
+    Distribution,
+    DistributionValue,
+    Entity,
+    FrequencyBasedAnalyzer,
+    FrequencyTable,
+    Grouping,
+    Metric,
+    Precondition,
+    ScanShareableFrequencyBasedAnalyzer,
+    State,
+    has_column,
+    where_expr,
+)
+
+__all__ = [
+    "CountDistinct",
+    "Distinctness",
+    "Entropy",
+    "FrequenciesState",
+    "Histogram",
+    "MutualInformation",
+    "UniqueValueRatio",
+    "Uniqueness",
+]
+
+COUNT = E.col(COUNT_COLUMN)
+
+
+@dataclass(frozen=True, eq=False)
+class FrequenciesState(State):
+    """Frequencies of groups: key columns plus :data:`~autovalidate.metrics.base.COUNT_COLUMN`.
+
+    Merging sums the counts of equal keys, nulls being equal to nulls (Deequ's
+    null-safe outer join). Stored as Parquet by the state providers.
+    """
+
+    table: pa.Table
+
+    @property
+    def key_names(self) -> list[str]:
+        """The grouping columns."""
+        return [n for n in self.table.column_names if n != COUNT_COLUMN]
+
+    @property
+    def num_rows(self) -> int:
+        """Rows summarized (the sum of the counts)."""
+        return int(pc.sum(self.table[COUNT_COLUMN]).as_py() or 0)
+
+    def merge(self, other: FrequenciesState) -> FrequenciesState:
+        """Sum the counts of equal keys."""
+        keys = self.key_names
+        both = pa.concat_tables(
+            [self.table, other.table.select(self.table.column_names)],
+            promote_options="permissive",
+        )
+        summed = both.group_by(keys, use_threads=False).aggregate([(COUNT_COLUMN, "sum")])
+        return FrequenciesState(
+            pa.table({**{k: summed[k] for k in keys}, COUNT_COLUMN: summed[f"{COUNT_COLUMN}_sum"]})
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Frequencies as ``{"keys": [...], "rows": [[key..., count], ...]}`` (for small tables)."""
+        return {"keys": self.key_names, "rows": [list(r.values()) for r in self.table.to_pylist()]}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> FrequenciesState:
+        """Inverse of :meth:`to_dict`."""
+        names = [*data["keys"], COUNT_COLUMN]
+        columns: list[list[Any]] = [list(c) for c in zip(*data["rows"], strict=True)]
+        if not columns:
+            columns = [[] for _ in names]
+        return cls(pa.table(dict(zip(names, columns, strict=True))))
+
+
+def _columns(value: str | Sequence[str]) -> tuple[str, ...]:
+    return (value,) if isinstance(value, str) else tuple(value)
+
+
+class GroupedColumnsAnalyzer(FrequencyBasedAnalyzer):
+    """Frequencies of the value combinations of one or more columns."""
+
+    columns: str | Sequence[str]
+    where: str | None
+
+    state_class = FrequenciesState
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "columns", _columns(self.columns))
+        if not self.columns:
+            raise ParameterError(f"{type(self).__name__} needs at least one column")
+
+    @property
+    def instance(self) -> str:
+        """The columns, comma-separated."""
+        return ",".join(self.columns)
+
+    @property
+    def entity(self) -> Entity:
+        """Column or multi-column."""
+        return Entity.COLUMN if len(self.columns) == 1 else Entity.MULTICOLUMN
+
+    def preconditions(self) -> Sequence[Precondition]:
+        """Require the columns to exist."""
+        return tuple(has_column(c) for c in self.columns)
+
+    @property
+    def grouping(self) -> Grouping:
+        """Group by the columns, rows with at least one non-null value."""
+        return Grouping(
+            tuple((c, E.col(c)) for c in self.columns), where_expr(self.where), drop_all_null=True
+        )
+
+
+class SharedFrequencyAnalyzer(GroupedColumnsAnalyzer, ScanShareableFrequencyBasedAnalyzer):
+    """A grouped-columns analyzer whose metric is a ratio of two frequency aggregates."""
+
+    def metric_from_aggregates(self, values: Sequence[Any]) -> Metric:
+        """``values[0] / values[1]``; an empty-state failure when the denominator is 0 or null."""
+        if not values[1]:
+            return self.empty()
+        return self.success(values[0] / values[1])
+
+
+@dataclass(frozen=True)
+class Uniqueness(SharedFrequencyAnalyzer):
+    """Fraction of rows whose value occurs exactly once (Deequ ``Uniqueness``).
+
+    Values occurring exactly once, divided by the rows where the column (for
+    several columns: at least one of them) is not null. A fraction in [0, 1].
+
+    References
+    ----------
+    Schelter et al., PVLDB 2018, Table 2 and §3.2; Deequ ``Uniqueness.scala``.
+    """
+
+    columns: str | Sequence[str]
+    where: str | None = None
+
+    metric_name = "Uniqueness"
+
+    def frequency_aggregations(self) -> tuple[E.Expr, ...]:
+        """Count groups of count 1, and rows."""
+        return (E.count_where(E.eq(COUNT, E.lit(1))), E.total(COUNT))
+
+
+@dataclass(frozen=True)
+class Distinctness(SharedFrequencyAnalyzer):
+    """Distinct values divided by the rows where the column is not null (Deequ ``Distinctness``).
+
+    A fraction in [0, 1].
+
+    References
+    ----------
+    Schelter et al., PVLDB 2018, Table 2 and §3.2; Deequ ``Distinctness.scala``.
+    """
+
+    columns: str | Sequence[str]
+    where: str | None = None
+
+    metric_name = "Distinctness"
+
+    def frequency_aggregations(self) -> tuple[E.Expr, ...]:
+        """Count groups, and rows."""
+        return (E.count_star(), E.total(COUNT))
+
+
+@dataclass(frozen=True)
+class UniqueValueRatio(SharedFrequencyAnalyzer):
+    """Values occurring exactly once divided by distinct values (Deequ ``UniqueValueRatio``).
+
+    A fraction in [0, 1].
+
+    References
+    ----------
+    Schelter et al., ICDE 2019, Table I; Deequ ``UniqueValueRatio.scala``.
+    """
+
+    columns: str | Sequence[str]
+    where: str | None = None
+
+    metric_name = "UniqueValueRatio"
+
+    def frequency_aggregations(self) -> tuple[E.Expr, ...]:
+        """Count groups of count 1, and groups."""
+        return (E.count_where(E.eq(COUNT, E.lit(1))), E.count_star())
+
+
+@dataclass(frozen=True)
+class CountDistinct(GroupedColumnsAnalyzer, ScanShareableFrequencyBasedAnalyzer):
+    """Number of distinct non-null values (combinations) (Deequ ``CountDistinct``), a float count.
+
+    References
+    ----------
+    Schelter et al., PVLDB 2018, Table 2; ICDE 2019, Table I.
+    """
+
+    columns: str | Sequence[str]
+    where: str | None = None
+
+    metric_name = "CountDistinct"
+
+    def frequency_aggregations(self) -> tuple[E.Expr, ...]:
+        """Count groups."""
+        return (E.count_star(),)
+
+    def metric_from_aggregates(self, values: Sequence[Any]) -> Metric:
+        """Return the number of groups."""
+        return self.success(float(values[0] or 0))
+
+
+@dataclass(frozen=True)
+class Entropy(GroupedColumnsAnalyzer, ScanShareableFrequencyBasedAnalyzer):
+    """Entropy of the value distribution of a column, in nats (Deequ ``Entropy``).
+
+    ``-sum_v (c_v / N) ln(c_v / N)`` over the non-null values ``v`` with counts
+    ``c_v`` and ``N`` non-null rows, computed as ``ln N - sum_v c_v ln c_v / N``.
+    Non-negative; at most ``ln`` of the number of distinct values.
+
+    References
+    ----------
+    Schelter et al., PVLDB 2018, Table 2 and §3.2 (incremental entropy).
+    """
+
+    columns: str | Sequence[str]
+    where: str | None = None
+
+    metric_name = "Entropy"
+
+    def frequency_aggregations(self) -> tuple[E.Expr, ...]:
+        """``sum c ln c`` and rows."""
+        return (E.total(E.mul(COUNT, E.ln(COUNT))), E.total(COUNT))
+
+    def metric_from_aggregates(self, values: Sequence[Any]) -> Metric:
+        """``ln N - S / N``; an empty-state failure without rows."""
+        n = values[1]
+        if not n:
+            return self.empty()
+        return self.success(max(0.0, math.log(n) - float(values[0]) / n))
+
+
+@dataclass(frozen=True)
+class MutualInformation(GroupedColumnsAnalyzer):
+    """Mutual information of two columns, in nats (Deequ ``MutualInformation``).
+
+    ``sum (c_xy / N) ln((c_xy / N) / ((c_x / N) (c_y / N)))`` over the pairs
+    where both values are present, with ``N`` the rows where at least one is
+    present and the marginal counts ``c_x``, ``c_y`` taken over those rows, as
+    Deequ does (its join on the marginals drops the null keys). Zero for
+    independent columns.
+
+    References
+    ----------
+    Schelter et al., PVLDB 2018, Table 2 and §3.2; Deequ ``MutualInformation.scala``.
+    """
+
+    columns: str | Sequence[str]
+    where: str | None = None
+
+    metric_name = "MutualInformation"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if len(self.columns) != 2:
+            raise ParameterError(
+                f"MutualInformation needs exactly 2 columns, got {len(self.columns)}"
+            )
+
+    def metric_from_frequencies(self, table: FrequencyTable) -> Metric:
+        """One query over the frequencies with the marginals as window sums."""
+        x, y = (E.col(c) for c in self.columns)
+        both = E.and_(E.is_not_null(x), E.is_not_null(y))
+        derived = {
+            "__av_cx": E.window_sum(COUNT, [x]),
+            "__av_cy": E.window_sum(COUNT, [y]),
+        }
+        s_xy, s_x, s_y, n_both, n = table.aggregate(
+            [
+                E.total(E.when(both, E.mul(COUNT, E.ln(COUNT)))),
+                E.total(E.when(both, E.mul(COUNT, E.ln(E.col("__av_cx"))))),
+                E.total(E.when(both, E.mul(COUNT, E.ln(E.col("__av_cy"))))),
+                E.total(E.when(both, COUNT)),
+                E.total(COUNT),
+            ],
+            derived,
+        )
+        if not n:
+            return self.empty()
+        if not n_both:
+            return self.success(0.0)
+        return self.success((s_xy - s_x - s_y) / n + n_both / n * math.log(n))
+
+
+#: Deequ's ``Histogram.NullFieldReplacement``.
+NULL_VALUE = "NullValue"
+#: Deequ's ``Histogram.MaximumAllowedDetailBins``.
+MAXIMUM_DETAIL_BINS = 1000
+
+
+@dataclass(frozen=True)
+class Histogram(ColumnAnalyzer, FrequencyBasedAnalyzer):
+    """Value distribution of a column (Deequ ``Histogram``), as a :class:`Distribution`.
+
+    Values are read as text, a null as ``"NullValue"``; each bin's ratio is its
+    count over all rows passing ``where`` (nulls included). ``values`` lists
+    the ``max_detail_bins`` most frequent bins (ties by value), and
+    ``number_of_bins`` counts them all. Unlike Deequ there is no binning
+    function: bin the column in the data beforehand.
+
+    Raises
+    ------
+    ParameterError
+        If ``max_detail_bins`` is not in [1, 1000].
+
+    References
+    ----------
+    Schelter et al., PVLDB 2018, Table 2; Deequ ``Histogram.scala``.
+    """
+
+    column: str
+    max_detail_bins: int = MAXIMUM_DETAIL_BINS
+    where: str | None = None
+
+    metric_name = "Histogram"
+    state_class = FrequenciesState
+    frequency_queries = 2
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.max_detail_bins <= MAXIMUM_DETAIL_BINS:
+            raise ParameterError(
+                f"max_detail_bins must be in [1, {MAXIMUM_DETAIL_BINS}], got {self.max_detail_bins}"
+            )
+
+    @property
+    def grouping(self) -> Grouping:
+        """Group by the value's text, nulls as ``"NullValue"``, all rows."""
+        key = E.coalesce(E.to_text(E.col(self.column)), E.lit(NULL_VALUE))
+        return Grouping(((self.column, key),), where_expr(self.where), drop_all_null=False)
+
+    def metric_from_frequencies(self, table: FrequencyTable) -> Metric:
+        """Bins by descending count, then ascending value."""
+        number_of_bins, num_rows = table.aggregate([E.count_star(), E.total(COUNT)])
+        if not num_rows:
+            return self.empty()
+        rows = table.top([(COUNT, True), (E.col(self.column), False)], self.max_detail_bins)
+        values = {
+            str(value): DistributionValue(int(count), int(count) / num_rows)
+            for value, count in rows
+        }
+        return self.success(Distribution(values, int(number_of_bins)))

@@ -1,0 +1,428 @@
+"""Running analyzers: Algorithm 1 of Schelter et al., ICDE 2019, once for every engine.
+
+:func:`run_analyzers` schedules a set of analyzers on an engine so that the
+data is read as few times as possible:
+
+1. the aggregations of every scan-shareable analyzer go into one query;
+2. the frequency-based analyzers are grouped by their :class:`~autovalidate.metrics.base.Grouping`,
+   and each distinct grouping is computed once; the aggregations of the
+   scan-shareable frequency analyzers of a grouping then run in one query
+   over the grouped data, the others (MutualInformation, Histogram) query it
+   in turn, in which case the grouping is materialized first. When states are
+   loaded or stored, the grouping is fetched once as Arrow (its state), merged,
+   and queried there.
+
+So a run reads the data ``1 + number of distinct groupings`` times (no
+scan-shareable analyzer: one less). With ``share_scans=False`` every analyzer
+runs alone instead, for comparison. Each state is merged with the state a
+loader holds for it (appending data to what was analyzed before) and stored
+with a persister when given, before the metric is computed from it.
+:func:`metrics_from_states` computes metrics from stored states alone, without
+reading any data: the metrics of any set of partitions, or of a table after
+one partition was replaced.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from autovalidate.engines import Engine, ExecutionStats, engine_for
+from autovalidate.errors import AutovalidateError
+from autovalidate.metrics.base import (
+    Analyzer,
+    FrequencyBasedAnalyzer,
+    FrequencyTable,
+    Metric,
+    ScanShareableAnalyzer,
+    ScanShareableFrequencyBasedAnalyzer,
+    State,
+    merge_states,
+)
+from autovalidate.metrics.expressions import Expr
+from autovalidate.metrics.frequencies import FrequenciesState
+from autovalidate.metrics.state_provider import StateLoader, StatePersister
+
+__all__ = [
+    "AnalysisRunBuilder",
+    "AnalysisRunner",
+    "AnalyzerContext",
+    "RunBuilder",
+    "metrics_from_states",
+    "run_analyzers",
+]
+
+
+@dataclass
+class AnalyzerContext:
+    """The metrics of one analysis run (Deequ's ``AnalyzerContext``).
+
+    Attributes
+    ----------
+    metrics
+        Analyzer -> metric (a failed metric carries its error).
+    stats
+        The queries the run issued.
+    """
+
+    metrics: dict[Analyzer, Metric]
+    stats: ExecutionStats = field(default_factory=ExecutionStats)
+
+    def metric(self, analyzer: Analyzer) -> Metric:
+        """Return the metric of ``analyzer``.
+
+        Raises
+        ------
+        KeyError
+            If the run did not include the analyzer.
+        """
+        return self.metrics[analyzer]
+
+    def metrics_as_rows(self) -> list[dict[str, Any]]:
+        """Successful metrics as rows ``entity, instance, name, value`` (Deequ's layout)."""
+        return [
+            {"entity": m.entity.value, "instance": m.instance, "name": name, "value": value}
+            for m in self.metrics.values()
+            for name, value in m.flatten()
+        ]
+
+    def to_json(self) -> str:
+        """Return the metrics as JSON: successes with values, failures with their error."""
+        rows = [{"analyzer": str(a), **m.to_dict()} for a, m in self.metrics.items()]
+        return json.dumps({"metrics": rows})
+
+
+class _StateIO:
+    """Loading and persisting states once per state key within a run."""
+
+    def __init__(self, loader: StateLoader | None, persister: StatePersister | None) -> None:
+        self.loader = loader
+        self.persister = persister
+        self._loaded: dict[str, State | None] = {}
+        self._persisted: set[str] = set()
+
+    @property
+    def active(self) -> bool:
+        return self.loader is not None or self.persister is not None
+
+    def combine(self, analyzer: Analyzer, state: State | None) -> State | None:
+        """Merge with the loaded state and persist the result."""
+        key = analyzer.state_key
+        if self.loader is not None:
+            if key not in self._loaded:
+                self._loaded[key] = self.loader.load(analyzer)
+            state = merge_states(state, self._loaded[key])
+        if self.persister is not None and state is not None and key not in self._persisted:
+            self.persister.persist(analyzer, state)
+            self._persisted.add(key)
+        return state
+
+
+def _unique_exprs(analyzers_exprs: Iterable[Sequence[Expr]]) -> list[Expr]:
+    return list(dict.fromkeys(e for exprs in analyzers_exprs for e in exprs))
+
+
+def _pick(values: Sequence[Any], positions: Mapping[Expr, int], exprs: Sequence[Expr]) -> list[Any]:
+    return [values[positions[e]] for e in exprs]
+
+
+def _scanning_metrics(
+    engine: Engine, analyzers: Sequence[ScanShareableAnalyzer], io: _StateIO
+) -> dict[Analyzer, Metric]:
+    metrics: dict[Analyzer, Metric] = {}
+    exprs = _unique_exprs(a.aggregations() for a in analyzers)
+    try:
+        values = engine.aggregate(exprs)
+    except AutovalidateError as exc:
+        if len(analyzers) == 1:
+            return {analyzers[0]: analyzers[0].failure(exc)}
+        # One bad analyzer (a broken where filter, say) fails the shared query: rerun
+        # each alone so that only the broken ones fail.
+        for analyzer in analyzers:
+            metrics.update(_scanning_metrics(engine, [analyzer], io))
+        return metrics
+    positions = {e: i for i, e in enumerate(exprs)}
+    for analyzer in analyzers:
+        try:
+            state = analyzer.state_from_aggregates(
+                _pick(values, positions, analyzer.aggregations())
+            )
+        except Exception as exc:  # noqa: BLE001 - Deequ's Try: a failed metric is a value
+            metrics[analyzer] = analyzer.failure(exc)
+            continue
+        metrics[analyzer] = analyzer.metric_from_state(io.combine(analyzer, state))
+    return metrics
+
+
+def _frequency_metrics(
+    analyzers: Sequence[FrequencyBasedAnalyzer], table: FrequencyTable
+) -> dict[Analyzer, Metric]:
+    """Metrics of analyzers sharing one frequency table: one query for the shareable ones."""
+    metrics: dict[Analyzer, Metric] = {}
+    shareable = [a for a in analyzers if isinstance(a, ScanShareableFrequencyBasedAnalyzer)]
+    if shareable:
+        exprs = _unique_exprs(a.frequency_aggregations() for a in shareable)
+        try:
+            values = table.aggregate(exprs)
+        except AutovalidateError as exc:
+            metrics.update({a: a.failure(exc) for a in shareable})
+        else:
+            positions = {e: i for i, e in enumerate(exprs)}
+            for a in shareable:
+                metrics[a] = a.metric_from_aggregates(
+                    _pick(values, positions, a.frequency_aggregations())
+                )
+    for analyzer in analyzers:
+        if analyzer not in metrics:
+            try:
+                metrics[analyzer] = analyzer.metric_from_frequencies(table)
+            except AutovalidateError as exc:
+                metrics[analyzer] = analyzer.failure(exc)
+    return metrics
+
+
+def _queries_on_frequencies(analyzers: Sequence[FrequencyBasedAnalyzer]) -> int:
+    shared = any(isinstance(a, ScanShareableFrequencyBasedAnalyzer) for a in analyzers)
+    return int(shared) + sum(
+        a.frequency_queries
+        for a in analyzers
+        if not isinstance(a, ScanShareableFrequencyBasedAnalyzer)
+    )
+
+
+def _grouping_metrics(
+    engine: Engine, analyzers: Sequence[FrequencyBasedAnalyzer], io: _StateIO
+) -> dict[Analyzer, Metric]:
+    from autovalidate.engines.duckdb import ArrowFrequencyTable
+
+    grouping = analyzers[0].grouping
+    table: FrequencyTable
+    try:
+        if io.active:
+            # The state is fetched as Arrow anyway: merge it, and query it there.
+            fetched = engine.frequencies(grouping, materialize=False).to_arrow()
+            state = io.combine(analyzers[0], FrequenciesState(fetched))
+            assert isinstance(state, FrequenciesState)
+            table = ArrowFrequencyTable(state.table, engine.stats)
+        else:
+            materialize = _queries_on_frequencies(analyzers) > 1
+            table = engine.frequencies(grouping, materialize=materialize)
+    except AutovalidateError as exc:
+        return {a: a.failure(exc) for a in analyzers}
+    return _frequency_metrics(analyzers, table)
+
+
+def run_analyzers(
+    engine: Engine,
+    analyzers: Iterable[Analyzer],
+    *,
+    aggregate_with: StateLoader | None = None,
+    save_states_with: StatePersister | None = None,
+    share_scans: bool = True,
+) -> AnalyzerContext:
+    """Compute the metrics of ``analyzers`` on the engine's data (ICDE 2019, Algorithm 1).
+
+    Parameters
+    ----------
+    engine
+        The data and how to query it.
+    analyzers
+        The analyzers; duplicates are computed once.
+    aggregate_with
+        Earlier states to merge with (the analyzed data is appended to theirs).
+    save_states_with
+        Where to store the (merged) states.
+    share_scans
+        ``False`` runs every analyzer in its own queries (for comparison).
+
+    Returns
+    -------
+    AnalyzerContext
+        A metric for every analyzer; failures (missing column, wrong type,
+        empty state, engine error) are failed metrics. ``stats`` counts the
+        queries.
+    """
+    unique = list(dict.fromkeys(analyzers))
+    schema = engine.schema()
+    io = _StateIO(aggregate_with, save_states_with)
+    metrics: dict[Analyzer, Metric] = {}
+    runnable: list[Analyzer] = []
+    for analyzer in unique:
+        error = analyzer.check_preconditions(schema)
+        if error is None:
+            runnable.append(analyzer)
+        else:
+            metrics[analyzer] = analyzer.failure(error)
+
+    scanning = [a for a in runnable if isinstance(a, ScanShareableAnalyzer)]
+    batches = [scanning] if share_scans else [[a] for a in scanning]
+    for batch in batches:
+        if batch:
+            metrics.update(_scanning_metrics(engine, batch, io))
+
+    groups: dict[Any, list[FrequencyBasedAnalyzer]] = {}
+    for analyzer in runnable:
+        if isinstance(analyzer, FrequencyBasedAnalyzer):
+            key = analyzer.grouping if share_scans else analyzer
+            groups.setdefault(key, []).append(analyzer)
+    for members in groups.values():
+        metrics.update(_grouping_metrics(engine, members, io))
+
+    return AnalyzerContext({a: metrics[a] for a in unique}, engine.stats)
+
+
+def metrics_from_states(
+    analyzers: Iterable[Analyzer],
+    loaders: Sequence[StateLoader],
+    *,
+    save_states_with: StatePersister | None = None,
+) -> AnalyzerContext:
+    """Metrics of the union of the data sets whose states the loaders hold, reading no data.
+
+    Deequ's ``runOnAggregatedStates``: each analyzer's states are merged across
+    the loaders (the partitions of a table, or a table and its appended
+    deltas), optionally stored with ``save_states_with``, and the metric comes
+    from the merged state. An analyzer without any stored state gets an
+    empty-state failure.
+
+    Returns
+    -------
+    AnalyzerContext
+        ``stats.scans`` is 0; ``stats.queries`` counts the queries over
+        stored frequency tables.
+    """
+    from autovalidate.engines.duckdb import ArrowFrequencyTable
+
+    unique = list(dict.fromkeys(analyzers))
+    stats = ExecutionStats()
+    merged: dict[str, State | None] = {}
+    for analyzer in unique:
+        if analyzer.state_key not in merged:
+            state = merge_states(*(loader.load(analyzer) for loader in loaders))
+            merged[analyzer.state_key] = state
+            if save_states_with is not None and state is not None:
+                save_states_with.persist(analyzer, state)
+
+    metrics: dict[Analyzer, Metric] = {}
+    groups: dict[str, list[FrequencyBasedAnalyzer]] = {}
+    for analyzer in unique:
+        if isinstance(analyzer, FrequencyBasedAnalyzer):
+            groups.setdefault(analyzer.state_key, []).append(analyzer)
+        else:
+            metrics[analyzer] = analyzer.metric_from_state(merged[analyzer.state_key])
+    for key, members in groups.items():
+        state = merged[key]
+        if state is None:
+            metrics.update({a: a.empty() for a in members})
+            continue
+        assert isinstance(state, FrequenciesState)
+        metrics.update(_frequency_metrics(members, ArrowFrequencyTable(state.table, stats)))
+    return AnalyzerContext({a: metrics[a] for a in unique}, stats)
+
+
+B = TypeVar("B", bound="RunBuilder")
+
+
+class RunBuilder:
+    """What every run on data takes: the data, state loading and storing, scan sharing.
+
+    Holds the analyzers to run; :class:`AnalysisRunBuilder` and the checks'
+    ``VerificationRunBuilder`` add their own entry points.
+    """
+
+    def __init__(self, data: Any) -> None:
+        self._data = data
+        self._analyzers: list[Analyzer] = []
+        self._loader: StateLoader | None = None
+        self._persister: StatePersister | None = None
+        self._share_scans = True
+
+    def aggregate_with(self: B, loader: StateLoader) -> B:
+        """Merge the computed states with those ``loader`` holds (append to earlier data)."""
+        self._loader = loader
+        return self
+
+    def save_states_with(self: B, persister: StatePersister) -> B:
+        """Store the (merged) states with ``persister``."""
+        self._persister = persister
+        return self
+
+    def share_scans(self: B, enabled: bool) -> B:
+        """Turn scan sharing off (``False``) to run every analyzer alone."""
+        self._share_scans = enabled
+        return self
+
+    def _run_analyzers(self, analyzers: Iterable[Analyzer]) -> AnalyzerContext:
+        engine = engine_for(self._data)
+        try:
+            return run_analyzers(
+                engine,
+                analyzers,
+                aggregate_with=self._loader,
+                save_states_with=self._persister,
+                share_scans=self._share_scans,
+            )
+        finally:
+            engine.close()
+
+
+class AnalysisRunBuilder(RunBuilder):
+    """Collects the analyzers of a run; :meth:`run` runs them."""
+
+    def add_analyzer(self, analyzer: Analyzer) -> AnalysisRunBuilder:
+        """Add an analyzer."""
+        self._analyzers.append(analyzer)
+        return self
+
+    def add_analyzers(self, analyzers: Iterable[Analyzer]) -> AnalysisRunBuilder:
+        """Add analyzers."""
+        self._analyzers.extend(analyzers)
+        return self
+
+    def run(self) -> AnalyzerContext:
+        """Run the analysis (see :func:`run_analyzers`).
+
+        Raises
+        ------
+        DataSourceError, DataError
+            If the data cannot be read at all.
+        """
+        return self._run_analyzers(self._analyzers)
+
+
+class AnalysisRunner:
+    """Entry point for analyses (Deequ's ``AnalysisRunner``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from autovalidate.metrics import AnalysisRunner, Completeness, Size
+    >>> data = pd.DataFrame({"a": [1, None, 3, 4]})
+    >>> context = AnalysisRunner.on_data(data).add_analyzer(Size()).add_analyzer(
+    ...     Completeness("a")).run()
+    >>> context.metric(Completeness("a")).value
+    0.75
+    >>> context.stats.scans
+    1
+    """
+
+    @staticmethod
+    def on_data(data: Any) -> AnalysisRunBuilder:
+        """Start a run on ``data``.
+
+        ``data`` is a pandas DataFrame, a path, an Arrow table or a DuckDB relation
+        (the DuckDB engine), or a PySpark DataFrame (the Spark engine).
+        """
+        return AnalysisRunBuilder(data)
+
+    @staticmethod
+    def run_on_aggregated_states(
+        analyzers: Iterable[Analyzer],
+        loaders: Sequence[StateLoader],
+        *,
+        save_states_with: StatePersister | None = None,
+    ) -> AnalyzerContext:
+        """Metrics from stored states only (see :func:`metrics_from_states`)."""
+        return metrics_from_states(analyzers, loaders, save_states_with=save_states_with)

@@ -1,0 +1,91 @@
+"""The DuckDB engine: rendering, inputs it accepts, query counting, errors."""
+
+from __future__ import annotations
+
+import duckdb
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from autovalidate.engines import engine_for
+from autovalidate.engines.duckdb import DuckDBEngine, render
+from autovalidate.errors import DataSourceError, EngineError
+from autovalidate.metrics import Completeness, Compliance, Size, Uniqueness
+from autovalidate.metrics import expressions as E
+from autovalidate.metrics.base import ColumnKind
+from tests.deequ_support import arrow, run, value
+
+
+def test_rendering_quotes_identifiers_and_literals():
+    assert render(E.col('we"ird col')) == '"we""ird col"'
+    assert render(E.lit("it's")) == "'it''s'"
+    assert render(E.lit(None)) == "NULL"
+    assert render(E.lit(True)) == "TRUE"
+    assert render(E.lit(float("nan"))) == "CAST('nan' AS DOUBLE)"
+    assert (
+        render(E.when(E.is_null(E.col("a")), E.lit(1)))
+        == '(CASE WHEN ("a" IS NULL) THEN 1 ELSE NULL END)'
+    )
+    assert render(E.full_match(E.col("a"), r"\d+'")) == "regexp_full_match(\"a\", '\\d+''')"
+
+
+def test_unknown_functions_are_refused():
+    with pytest.raises(ValueError):
+        render(E.Call("no_such_function", ()))
+
+
+def test_weird_column_names_work():
+    data = arrow({'a "quoted" col': [1, None], "x.y": ["a", "a"]})
+    assert value(data, Completeness('a "quoted" col')) == 0.5
+    assert value(data, Uniqueness("x.y")) == 0.0
+
+
+def test_schema_kinds():
+    data = arrow({"i": [1], "f": [1.5], "s": ["x"], "b": [True]})
+    kinds = DuckDBEngine(data).schema()
+    assert kinds == {
+        "i": ColumnKind.NUMERIC,
+        "f": ColumnKind.NUMERIC,
+        "s": ColumnKind.STRING,
+        "b": ColumnKind.BOOLEAN,
+    }
+
+
+def test_accepts_pandas_arrow_relations_and_files(tmp_path):
+    frame = pd.DataFrame({"a": [1.0, None, 3.0]})
+    table = arrow({"a": [1.0, None, 3.0]})
+    csv = tmp_path / "data.csv"
+    csv.write_text("a\n1\n\n3\n")
+    parquet = tmp_path / "data.parquet"
+    pq.write_table(table, parquet)
+    con = duckdb.connect()
+    relation = con.sql("SELECT * FROM (VALUES (1.0), (NULL), (3.0)) t(a)")
+    for data in (frame, table, csv, str(parquet), relation):
+        assert value(data, Completeness("a")) == pytest.approx(2 / 3), data
+
+
+def test_unreadable_input_is_an_error():
+    with pytest.raises(DataSourceError):
+        engine_for("/no/such/file.parquet")
+
+
+def test_query_counting_separates_scans_from_other_queries():
+    engine = DuckDBEngine(arrow({"a": [1, 2, 2]}))
+    engine.aggregate([E.count_star()])
+    table = engine.frequencies(Uniqueness("a").grouping, materialize=True)
+    table.aggregate([E.count_star()])
+    table.top([(E.col("a"), False)], 1)
+    assert (engine.stats.scans, engine.stats.queries) == (2, 4)
+    lazy = engine.frequencies(Uniqueness("a").grouping, materialize=False)
+    assert lazy.aggregate([E.count_star()]) == [2]
+    assert (engine.stats.scans, engine.stats.queries) == (3, 5)
+
+
+def test_engine_errors_are_engine_errors_and_failed_metrics():
+    engine = DuckDBEngine(arrow({"a": [1]}))
+    with pytest.raises(EngineError):
+        engine.aggregate([E.sql("no_such_column + 1")])
+    bad = Compliance("bad", "no_such_column > 1")
+    context = run(arrow({"a": [1]}), [bad, Size()])
+    assert isinstance(context.metric(bad).error, EngineError)
+    assert context.metric(Size()).value == 1.0
