@@ -5,6 +5,14 @@ pattern index of a data lake, beside Deequ metric checks (Schelter et al.,
 PVLDB 2018; ICDE 2019), on DuckDB locally and on Spark in ingestion jobs.
 """
 
+from autovalidate.checks import (
+    Check,
+    CheckLevel,
+    CheckStatus,
+    ConstrainableDataType,
+    VerificationResult,
+    VerificationSuite,
+)
 from autovalidate.constraint import PatternConstraint, PatternValidationResult
 from autovalidate.drift import DriftTest, drift_test
 from autovalidate.errors import (
@@ -24,29 +32,45 @@ from autovalidate.errors import (
 )
 from autovalidate.index.reader import PatternIndex, PatternStats
 from autovalidate.infer import suggest_pattern
+from autovalidate.metrics import (
+    AnalysisRunner,
+    InMemoryStateProvider,
+    LocalDirectoryStateProvider,
+    PartitionedStates,
+)
 from autovalidate.spark import validate_spark
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AnalysisRunner",
     "AutovalidateError",
+    "Check",
+    "CheckLevel",
+    "CheckStatus",
     "ColumnNotFoundError",
+    "ConstrainableDataType",
     "ConstraintFormatError",
     "DataError",
     "DataSourceError",
     "DriftTest",
     "EmptyColumnError",
     "EngineError",
+    "InMemoryStateProvider",
     "IndexBuildError",
     "IndexNotFoundError",
     "IndexSchemaError",
     "IndexVersionError",
+    "LocalDirectoryStateProvider",
     "ParameterError",
+    "PartitionedStates",
     "PatternConstraint",
     "PatternIndex",
     "PatternIndexError",
     "PatternStats",
     "PatternValidationResult",
+    "VerificationResult",
+    "VerificationSuite",
     "__version__",
     "drift_test",
     "suggest_pattern",
