@@ -17,7 +17,8 @@ pattern validation, the Deequ DuckDB engine and the CLI read data the same way:
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +27,11 @@ import duckdb
 from autovalidate.errors import ColumnNotFoundError, DataError, DataSourceError, EmptyColumnError
 
 __all__ = [
+    "cast_to_double",
     "column_values",
+    "csv_as_text",
     "file_format",
+    "is_csv_path",
     "is_null",
     "is_value_sequence",
     "non_null_values",
@@ -78,6 +82,60 @@ def file_format(path: str | os.PathLike[str]) -> str:
     if suffix in _PARQUET_SUFFIXES:
         return "parquet"
     raise DataSourceError(text, f"unknown file type {suffix!r}; expected .csv/.tsv or .parquet")
+
+
+def is_csv_path(data: Any) -> bool:
+    """True when ``data`` is a path (or glob) to CSV/TSV files.
+
+    Raises
+    ------
+    DataSourceError
+        If the path does not exist or has an unknown suffix.
+    """
+    return isinstance(data, (str, os.PathLike)) and file_format(data) == "csv"
+
+
+@contextmanager
+def csv_as_text(path: str | os.PathLike[str]) -> Iterator[duckdb.DuckDBPyRelation]:
+    """Yield a DuckDB relation of a CSV file with every column as text, exactly as written.
+
+    The relation lives on its own connection, closed when the block ends.
+
+    Raises
+    ------
+    DataSourceError
+        If the file is missing or DuckDB cannot parse it.
+    """
+    con = duckdb.connect()
+    try:
+        yield to_relation(path, con, all_varchar=True)
+    finally:
+        con.close()
+
+
+def cast_to_double(
+    relation: duckdb.DuckDBPyRelation, columns: Iterable[str]
+) -> duckdb.DuckDBPyRelation:
+    """The relation with ``columns`` cast to 64-bit floats, null where a value is not a number.
+
+    The other columns are kept as they are, in the same order.
+
+    Raises
+    ------
+    ColumnNotFoundError
+        If a column is not in the relation.
+    """
+    wanted = set(columns)
+    names = list(relation.columns)
+    for name in wanted - set(names):
+        raise ColumnNotFoundError(name, names)
+    parts = [
+        f"TRY_CAST({quote_identifier(n)} AS DOUBLE) AS {quote_identifier(n)}"
+        if n in wanted
+        else quote_identifier(n)
+        for n in names
+    ]
+    return relation.project(", ".join(parts))
 
 
 def _parquet_glob(path: str) -> str:

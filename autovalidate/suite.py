@@ -1,31 +1,749 @@
-"""Constraint suites on disk: what ``autovalidate suggest --out`` writes and ``validate`` reads.
+"""Constraint suites on disk: what ``autovalidate suggest --out`` writes and ``validate`` runs.
 
-A suite is JSON::
+A suite holds checks, each with a level and constraints, all as plain JSON
+(no callables), so that a suite written by one process runs in another::
 
-    {"format": "autovalidate-suite", "version": 1,
-     "constraints": [{"kind": "autovalidate-pattern", "column": "...", ...}, ...]}
+    {"format": "autovalidate-suite", "version": 2,
+     "checks": [{"description": "orders", "level": "Error",
+                 "constraints": [
+                    {"kind": "deequ", "constraint": "has_completeness", "column": "price",
+                     "assertion": {"op": ">=", "value": 0.92}},
+                    {"kind": "deequ", "constraint": "is_unique", "column": "id"},
+                    {"kind": "autovalidate-pattern", "column": "zip", "regex": "...", ...}]}]}
 
-A file holding a single constraint object is read as a suite of one.
+A Deequ constraint names a :class:`~autovalidate.checks.Check` method
+(``"constraint"``), its arguments by their parameter names, the assertion as
+data (:class:`Assertion`), and optionally ``where`` and ``hint``. An
+Auto-Validate pattern constraint is the object
+:meth:`~autovalidate.constraint.PatternConstraint.to_dict` writes; it runs
+through :meth:`~autovalidate.checks.Check.satisfies_pattern_constraint`.
+
+Version 1 suites (``{"format": ..., "version": 1, "constraints": [...]}``, only
+pattern constraints) and files holding a single pattern constraint are read as
+one check at level Error, exactly as before.
+
+Running a suite (:meth:`ConstraintSuite.run`) computes every metric the checks
+need through a :class:`~autovalidate.checks.VerificationSuite` in shared scans.
+CSV files are read as text exactly as written, as Deequ reads CSV and as the
+pattern constraints were inferred (``007`` stays ``007``; types are what
+:meth:`~autovalidate.checks.Check.has_data_type` infers from the text). Numeric
+statistics (minimum, maximum, mean, sum, standard deviation, quantiles,
+correlation) of a CSV column are computed in a second scan over the column's
+values cast to 64-bit floats (a value that is not a number is null there, as
+Deequ's column profiler casts a string column it inferred numeric).
 """
 
 from __future__ import annotations
 
+import inspect
 import json
-from collections.abc import Sequence
+import math
+import operator
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from autovalidate.checks.check import Check, CheckLevel, CheckStatus, ConstrainableDataType
+from autovalidate.checks.verification import VerificationResult, VerificationSuite
 from autovalidate.constraint import CONSTRAINT_KIND, PatternConstraint
 from autovalidate.errors import ConstraintFormatError, DataSourceError
+from autovalidate.metrics.base import Analyzer
 
-__all__ = ["SUITE_FORMAT", "load_suite", "suite_to_json"]
+if TYPE_CHECKING:
+    from autovalidate.repository.base import MetricsRepository
+
+__all__ = [
+    "DEEQU_KIND",
+    "SUITE_FORMAT",
+    "Assertion",
+    "CheckSpec",
+    "ConstraintSpec",
+    "ConstraintSuite",
+    "analyzer_from_dict",
+    "analyzer_to_dict",
+    "load_suite",
+    "suite_to_json",
+]
 
 SUITE_FORMAT = "autovalidate-suite"
 SUITE_VERSION = 1
+#: Suites with checks, levels and Deequ constraints.
+SUITE_VERSION_CHECKS = 2
+#: ``kind`` of a Deequ constraint in a suite.
+DEEQU_KIND = "deequ"
+
+_OPS: dict[str, Callable[[Any, Any], bool]] = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
+
+
+@dataclass(frozen=True)
+class Assertion:
+    """An assertion on a metric value, as data: ``value <op> bound``.
+
+    Parameters
+    ----------
+    op
+        ``"=="``, ``"!="``, ``"<"``, ``"<="``, ``">"``, ``">="`` or
+        ``"between"`` (both ends included).
+    value
+        The bound: a number, or ``(low, high)`` for ``"between"``.
+
+    Examples
+    --------
+    >>> Assertion(">=", 0.92)(0.95)
+    True
+    >>> Assertion("between", (1, 3)).code()
+    'lambda x: 1 <= x <= 3'
+    """
+
+    op: str
+    value: float | tuple[float, float]
+
+    def __post_init__(self) -> None:
+        if self.op == "between":
+            if not (isinstance(self.value, (tuple, list)) and len(self.value) == 2):
+                raise ConstraintFormatError("'between' needs [low, high]")
+            low, high = (_number(v) for v in self.value)
+            object.__setattr__(self, "value", (low, high))
+        elif self.op in _OPS:
+            object.__setattr__(self, "value", _number(self.value))
+        else:
+            raise ConstraintFormatError(
+                f"assertion op {self.op!r}: expected one of {', '.join([*_OPS, 'between'])}"
+            )
+
+    def __call__(self, x: float) -> bool:
+        """Apply the assertion to a metric value."""
+        if self.op == "between":
+            low, high = self.value  # type: ignore[misc]
+            return bool(low <= x <= high)
+        return bool(_OPS[self.op](x, self.value))
+
+    def __str__(self) -> str:
+        if self.op == "between":
+            low, high = self.value  # type: ignore[misc]
+            return f"{_num_text(low)} <= x <= {_num_text(high)}"
+        return f"x {self.op} {_num_text(self.value)}"  # type: ignore[arg-type]
+
+    def code(self) -> str:
+        """The assertion as Python source, a lambda."""
+        return f"lambda x: {self}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"op": ..., "value": ...}``."""
+        value = list(self.value) if isinstance(self.value, tuple) else self.value
+        return {"op": self.op, "value": value}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Assertion:
+        """Inverse of :meth:`to_dict`.
+
+        Raises
+        ------
+        ConstraintFormatError
+            If the op or the value is not valid.
+        """
+        if not isinstance(data, Mapping) or set(data) != {"op", "value"}:
+            raise ConstraintFormatError(f"assertion must be {{'op', 'value'}}, got {data!r}")
+        return cls(str(data["op"]), data["value"])
+
+
+def _number(v: Any) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or math.isnan(v):
+        raise ConstraintFormatError(f"assertion bound must be a number, got {v!r}")
+    return v
+
+
+def _num_text(v: float) -> str:
+    return repr(v)
+
+
+# -- analyzers as data ---------------------------------------------------------
+
+
+def analyzer_to_dict(analyzer: Analyzer) -> dict[str, Any]:
+    """An analyzer as plain data: ``{"analyzer": "Mean", "column": "price", "where": None}``.
+
+    Raises
+    ------
+    ConstraintFormatError
+        If a field is not plain data (a :class:`~autovalidate.metrics.Compliance`
+        built from an expression object rather than SQL text).
+    """
+    out: dict[str, Any] = {"analyzer": type(analyzer).__name__}
+    for f in fields(analyzer):  # type: ignore[arg-type]
+        value = getattr(analyzer, f.name)
+        if isinstance(value, tuple):
+            value = list(value)
+        if not (value is None or isinstance(value, (str, int, float, bool, list))):
+            raise ConstraintFormatError(
+                f"{analyzer}: field {f.name} is a {type(value).__name__}, not plain data"
+            )
+        out[f.name] = value
+    return out
+
+
+def analyzer_from_dict(data: Mapping[str, Any]) -> Analyzer:
+    """Inverse of :func:`analyzer_to_dict` (analyzers of :mod:`autovalidate.metrics`).
+
+    Raises
+    ------
+    ConstraintFormatError
+        If the analyzer is unknown or its fields do not fit.
+    """
+    from autovalidate import metrics
+
+    name = data.get("analyzer") if isinstance(data, Mapping) else None
+    cls = getattr(metrics, str(name), None)
+    if not (isinstance(cls, type) and issubclass(cls, Analyzer)):
+        raise ConstraintFormatError(f"unknown analyzer {name!r}")
+    kwargs = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k != "analyzer"}
+    try:
+        return cls(**kwargs)
+    except TypeError as exc:
+        raise ConstraintFormatError(f"analyzer {name}: {exc}") from exc
+
+
+# -- Deequ constraints as data ---------------------------------------------------
+
+#: Check methods a suite may name, besides ``has_no_anomalies``.
+CHECK_METHODS = (
+    "is_complete",
+    "has_completeness",
+    "is_unique",
+    "has_uniqueness",
+    "has_distinctness",
+    "has_unique_value_ratio",
+    "has_count_distinct",
+    "has_approx_count_distinct",
+    "satisfies",
+    "is_contained_in",
+    "is_in_range",
+    "is_non_negative",
+    "is_positive",
+    "is_less_than",
+    "is_less_than_or_equal_to",
+    "is_greater_than",
+    "is_greater_than_or_equal_to",
+    "has_size",
+    "has_min",
+    "has_max",
+    "has_mean",
+    "has_sum",
+    "has_standard_deviation",
+    "has_approx_quantile",
+    "has_correlation",
+    "has_entropy",
+    "has_mutual_information",
+    "has_pattern",
+    "has_data_type",
+    "has_min_length",
+    "has_max_length",
+)
+_ANOMALY = "has_no_anomalies"
+_COMMON = ("assertion", "where", "hint")
+_ANOMALY_ARGS = ("analyzer", "strategy", "dataset", "tags", "after", "before")
+
+
+def _plain_arg(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_plain_arg(v) for v in value]
+    if isinstance(value, ConstrainableDataType):
+        return value.value
+    return value
+
+
+@dataclass(frozen=True)
+class ConstraintSpec:
+    """A Deequ constraint as data: a :class:`~autovalidate.checks.Check` method and its arguments.
+
+    Parameters
+    ----------
+    constraint
+        The check method, e.g. ``"has_completeness"`` (see :data:`CHECK_METHODS`),
+        or ``"has_no_anomalies"``.
+    args
+        The method's arguments by parameter name, as plain data (column names,
+        allowed values, bounds, a data type's name). For ``has_no_anomalies``:
+        ``analyzer`` (see :func:`analyzer_to_dict`), ``strategy`` (see
+        :func:`autovalidate.anomaly.strategy_from_dict`), ``dataset`` and
+        optionally ``tags`` and ``after``/``before`` (ms since the epoch).
+    assertion
+        The assertion on the metric, ``None`` where the method has a default
+        (``is_complete``: the metric is 1) or takes none.
+    where
+        SQL filter in the engine's dialect; the metric is computed on the rows passing it.
+    hint
+        Added to the failure message.
+
+    Raises
+    ------
+    ConstraintFormatError
+        If the method is unknown or the arguments do not fit its signature.
+    """
+
+    constraint: str
+    args: Mapping[str, Any]
+    assertion: Assertion | None = None
+    where: str | None = None
+    hint: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "args", dict(self.args))
+        if self.constraint == _ANOMALY:
+            unknown = set(self.args) - set(_ANOMALY_ARGS)
+            missing = {"analyzer", "strategy", "dataset"} - set(self.args)
+            if unknown or missing or self.assertion is not None or self.where is not None:
+                raise ConstraintFormatError(
+                    "has_no_anomalies takes analyzer, strategy, dataset and optionally tags, "
+                    "after, before, hint"
+                )
+            return
+        if self.constraint not in CHECK_METHODS:
+            raise ConstraintFormatError(f"unknown constraint {self.constraint!r}")
+        try:
+            inspect.signature(getattr(Check, self.constraint)).bind(
+                None, **self._call_args(), **self._common_kwargs()
+            )
+        except TypeError as exc:
+            raise ConstraintFormatError(f"{self.constraint}: {exc}") from exc
+
+    def _call_args(self) -> dict[str, Any]:
+        args = {k: tuple(v) if isinstance(v, list) else v for k, v in self.args.items()}
+        if "data_type" in args:
+            try:
+                args["data_type"] = ConstrainableDataType(args["data_type"])
+            except ValueError as exc:
+                raise ConstraintFormatError(f"unknown data type {args['data_type']!r}") from exc
+        return args
+
+    def _common_kwargs(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.assertion is not None:
+            out["assertion"] = self.assertion
+        if self.where is not None:
+            out["where"] = self.where
+        if self.hint is not None:
+            out["hint"] = self.hint
+        return out
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """The columns the constraint refers to."""
+        if self.constraint == _ANOMALY:
+            analyzer = analyzer_from_dict(self.args["analyzer"])
+            return tuple(c for c in (getattr(analyzer, "column", None),) if c is not None) + tuple(
+                getattr(analyzer, "columns", ())
+            )
+        out: list[str] = []
+        for key in ("column", "columns", "column_a", "column_b"):
+            value = self.args.get(key)
+            if isinstance(value, str):
+                out.append(value)
+            elif isinstance(value, (list, tuple)):
+                out.extend(value)
+        return tuple(out)
+
+    def add_to(self, check: Check, *, repository: MetricsRepository | None = None) -> Check:
+        """Return ``check`` with this constraint added.
+
+        Raises
+        ------
+        ConstraintFormatError
+            For ``has_no_anomalies`` without a repository.
+        """
+        if self.constraint == _ANOMALY:
+            from autovalidate.anomaly import strategy_from_dict
+
+            if repository is None:
+                raise ConstraintFormatError(
+                    "has_no_anomalies needs a metrics repository (validate --repository)"
+                )
+            return check.has_no_anomalies(
+                analyzer_from_dict(self.args["analyzer"]),
+                strategy_from_dict(self.args["strategy"]),
+                repository=repository,
+                dataset=self.args["dataset"],
+                with_tag_values=self.args.get("tags") or {},
+                after=self.args.get("after"),
+                before=self.args.get("before"),
+                hint=self.hint,
+            )
+        method = getattr(check, self.constraint)
+        result: Check = method(**self._call_args(), **self._common_kwargs())
+        return result
+
+    def code(self) -> str:
+        """The constraint as Python source for a fluent check, e.g. ``.is_complete("id")``."""
+        if self.constraint == _ANOMALY:
+            parts = [
+                f"{_analyzer_code(self.args['analyzer'])}",
+                f"strategy_from_dict({self.args['strategy']!r})",
+                "repository=repository",
+                f"dataset={self.args['dataset']!r}",
+            ]
+            if self.args.get("tags"):
+                parts.append(f"with_tag_values={self.args['tags']!r}")
+            return f".has_no_anomalies({', '.join(parts)})"
+        signature = inspect.signature(getattr(Check, self.constraint))
+        values: dict[str, Any] = {**self._call_args(), **self._common_kwargs()}
+        positional: list[str] = []
+        keyword: list[str] = []
+        in_order = True  # positional while no earlier parameter was left out
+        for name, param in list(signature.parameters.items())[1:]:
+            if name not in values:
+                in_order = False
+                continue
+            value = values[name]
+            text = value.code() if isinstance(value, Assertion) else _code_literal(value)
+            if in_order and param.kind is param.POSITIONAL_OR_KEYWORD:
+                positional.append(text)
+            else:
+                in_order = False
+                keyword.append(f"{name}={text}")
+        return f".{self.constraint}({', '.join(positional + keyword)})"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The constraint as plain data (see the module docstring)."""
+        out: dict[str, Any] = {"kind": DEEQU_KIND, "constraint": self.constraint}
+        out.update({k: _plain_arg(v) for k, v in self.args.items()})
+        if self.assertion is not None:
+            out["assertion"] = self.assertion.to_dict()
+        if self.where is not None:
+            out["where"] = self.where
+        if self.hint is not None:
+            out["hint"] = self.hint
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ConstraintSpec:
+        """Inverse of :meth:`to_dict`.
+
+        Raises
+        ------
+        ConstraintFormatError
+            If the object is not a valid Deequ constraint.
+        """
+        if not isinstance(data, Mapping) or data.get("kind") != DEEQU_KIND:
+            raise ConstraintFormatError(f"not a {DEEQU_KIND} constraint")
+        name = data.get("constraint")
+        if not isinstance(name, str):
+            raise ConstraintFormatError("a deequ constraint needs 'constraint': a method name")
+        assertion = data.get("assertion")
+        return cls(
+            name,
+            {k: v for k, v in data.items() if k not in ("kind", "constraint", *_COMMON)},
+            None if assertion is None else Assertion.from_dict(assertion),
+            data.get("where"),
+            data.get("hint"),
+        )
+
+
+def _code_literal(value: Any) -> str:
+    if isinstance(value, ConstrainableDataType):
+        return f"ConstrainableDataType.{value.name}"
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_code_literal(v) for v in value) + "]"
+    return repr(value)
+
+
+def _analyzer_code(data: Mapping[str, Any]) -> str:
+    args = ", ".join(f"{k}={v!r}" for k, v in data.items() if k != "analyzer" and v is not None)
+    return f"{data['analyzer']}({args})"
+
+
+# -- checks and suites ---------------------------------------------------------
+
+SuiteConstraint = ConstraintSpec | PatternConstraint
+
+
+def _constraint_from_dict(data: Any) -> SuiteConstraint:
+    if isinstance(data, Mapping) and data.get("kind") == CONSTRAINT_KIND:
+        return PatternConstraint.from_dict(dict(data))
+    if isinstance(data, Mapping) and data.get("kind") == DEEQU_KIND:
+        return ConstraintSpec.from_dict(data)
+    kind = data.get("kind") if isinstance(data, Mapping) else type(data).__name__
+    raise ConstraintFormatError(
+        f"unknown constraint kind {kind!r}; expected {DEEQU_KIND!r} or {CONSTRAINT_KIND!r}"
+    )
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    """A check as data: a description, a level and constraints.
+
+    Parameters
+    ----------
+    description
+        What the check is about.
+    level
+        The check's status when a constraint fails.
+    constraints
+        Deequ constraints (:class:`ConstraintSpec`) and Auto-Validate pattern
+        constraints (:class:`~autovalidate.constraint.PatternConstraint`).
+    """
+
+    description: str
+    level: CheckLevel
+    constraints: tuple[SuiteConstraint, ...]
+
+    def to_check(self, *, repository: MetricsRepository | None = None) -> Check:
+        """Build the :class:`~autovalidate.checks.Check`."""
+        check = Check(self.level, self.description)
+        for c in self.constraints:
+            if isinstance(c, PatternConstraint):
+                if c.column is None:
+                    raise ConstraintFormatError("a pattern constraint in a suite needs its column")
+                check = check.satisfies_pattern_constraint(c.column, c)
+            else:
+                check = c.add_to(check, repository=repository)
+        return check
+
+    def to_dict(self) -> dict[str, Any]:
+        """The check as plain data."""
+        return {
+            "description": self.description,
+            "level": self.level.value,
+            "constraints": [c.to_dict() for c in self.constraints],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any) -> CheckSpec:
+        """Inverse of :meth:`to_dict`.
+
+        Raises
+        ------
+        ConstraintFormatError
+            If the check or one of its constraints is malformed.
+        """
+        if not isinstance(data, Mapping):
+            raise ConstraintFormatError("a check must be an object")
+        try:
+            level = CheckLevel(data.get("level", CheckLevel.ERROR.value))
+        except ValueError as exc:
+            raise ConstraintFormatError(f"unknown check level {data.get('level')!r}") from exc
+        items = data.get("constraints")
+        if not isinstance(items, list):
+            raise ConstraintFormatError("a check's 'constraints' must be a list")
+        constraints = []
+        for i, item in enumerate(items):
+            try:
+                constraints.append(_constraint_from_dict(item))
+            except ConstraintFormatError as exc:
+                raise ConstraintFormatError(f"constraint {i}: {exc}") from exc
+        return cls(str(data.get("description", "")), level, tuple(constraints))
+
+
+#: Analyzers whose metric needs a numeric column (cast for CSV text, see the module docstring).
+_NUMERIC_ANALYZERS = frozenset(
+    {"Minimum", "Maximum", "Mean", "Sum", "StandardDeviation", "ApproxQuantile", "Correlation"}
+)
+
+
+@dataclass(frozen=True)
+class ConstraintSuite:
+    """Checks to run together on each batch, serializable as JSON.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> suite = ConstraintSuite((CheckSpec("ids", CheckLevel.ERROR, (
+    ...     ConstraintSpec("is_complete", {"column": "id"}),
+    ...     ConstraintSpec("has_size", {}, Assertion(">=", 3)),
+    ... )),))
+    >>> suite.run(pd.DataFrame({"id": [1, 2, None]})).status.value
+    'Error'
+    >>> ConstraintSuite.from_dict(suite.to_dict()) == suite
+    True
+    """
+
+    checks: tuple[CheckSpec, ...]
+
+    @property
+    def constraints(self) -> tuple[SuiteConstraint, ...]:
+        """Every constraint of every check, in order."""
+        return tuple(c for check in self.checks for c in check.constraints)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The suite as plain data (version 2)."""
+        return {
+            "format": SUITE_FORMAT,
+            "version": SUITE_VERSION_CHECKS,
+            "checks": [c.to_dict() for c in self.checks],
+        }
+
+    def to_json(self) -> str:
+        """The suite as pretty JSON text."""
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
+
+    @classmethod
+    def from_dict(cls, doc: Any, *, source: str = "suite") -> ConstraintSuite:
+        """Read a suite of version 1 or 2, or a single pattern constraint.
+
+        Raises
+        ------
+        ConstraintFormatError
+            If the document is not a suite or something in it is malformed.
+        """
+        if isinstance(doc, dict) and doc.get("kind") == CONSTRAINT_KIND:
+            return cls((_pattern_check([_pattern(doc, source, 0)]),))
+        if not (isinstance(doc, dict) and doc.get("format") == SUITE_FORMAT):
+            raise ConstraintFormatError(
+                f"{source}: neither a constraint suite nor a pattern constraint"
+            )
+        version = doc.get("version")
+        if version == SUITE_VERSION:
+            items = doc.get("constraints")
+            if not isinstance(items, list):
+                raise ConstraintFormatError(f"{source}: 'constraints' must be a list")
+            return cls((_pattern_check([_pattern(d, source, i) for i, d in enumerate(items)]),))
+        if version == SUITE_VERSION_CHECKS:
+            checks = doc.get("checks")
+            if not isinstance(checks, list):
+                raise ConstraintFormatError(f"{source}: 'checks' must be a list")
+            out = []
+            for i, item in enumerate(checks):
+                try:
+                    out.append(CheckSpec.from_dict(item))
+                except ConstraintFormatError as exc:
+                    raise ConstraintFormatError(f"{source}: check {i}: {exc}") from exc
+            return cls(tuple(out))
+        raise ConstraintFormatError(
+            f"{source}: suite version {version!r}; expected {SUITE_VERSION} or "
+            f"{SUITE_VERSION_CHECKS}"
+        )
+
+    @classmethod
+    def load(cls, path: str | Path) -> ConstraintSuite:
+        """Read a suite (or a single pattern constraint) from a JSON file.
+
+        Raises
+        ------
+        DataSourceError
+            If the file cannot be read.
+        ConstraintFormatError
+            If it is not valid JSON, not a suite, or a constraint is malformed.
+        """
+        return cls.from_dict(_read_json(Path(path)), source=str(path))
+
+    def to_checks(self, *, repository: MetricsRepository | None = None) -> list[Check]:
+        """The suite's checks, ready for a :class:`~autovalidate.checks.VerificationSuite`."""
+        return [c.to_check(repository=repository) for c in self.checks]
+
+    def run(self, data: Any, *, repository: MetricsRepository | None = None) -> VerificationResult:
+        """Verify ``data`` against every check.
+
+        Parameters
+        ----------
+        data
+            A CSV/TSV or Parquet path (CSV read as text, see the module
+            docstring), a pandas DataFrame, an Arrow table, a DuckDB relation,
+            or a PySpark DataFrame.
+        repository
+            Metrics history for ``has_no_anomalies`` constraints.
+
+        Returns
+        -------
+        VerificationResult
+            Failing constraints are results; the status is the worst check status.
+
+        Raises
+        ------
+        DataSourceError, DataError
+            If the data cannot be read at all.
+        ConstraintFormatError
+            If a ``has_no_anomalies`` constraint has no repository.
+        """
+        from autovalidate.io import cast_to_double, csv_as_text, is_csv_path
+
+        checks = self.to_checks(repository=repository)
+        if not is_csv_path(data):
+            return VerificationSuite().on_data(data).add_checks(checks).run()
+        with csv_as_text(data) as text:
+            numeric = [
+                a
+                for check in checks
+                for a in check.required_analyzers()
+                if type(a).__name__ in _NUMERIC_ANALYZERS
+            ]
+            if not numeric:
+                return VerificationSuite().on_data(text).add_checks(checks).run()
+            return _run_with_numeric_view(checks, text, numeric, cast_to_double)
+
+    # -- pattern-only view, for callers of the version 1 API -----------------------
+
+    def pattern_constraints(self) -> list[PatternConstraint]:
+        """The pattern constraints, in order."""
+        return [c for c in self.constraints if isinstance(c, PatternConstraint)]
+
+
+def _run_with_numeric_view(
+    checks: Sequence[Check],
+    text: Any,
+    numeric: Sequence[Analyzer],
+    cast: Callable[[Any, Iterable[str]], Any],
+) -> VerificationResult:
+    """Metrics of numeric analyzers over cast columns, the rest over the text, then the checks."""
+    from autovalidate.metrics.runner import AnalysisRunner, AnalyzerContext
+
+    numeric_set = set(numeric)
+    others = [a for c in checks for a in c.required_analyzers() if a not in numeric_set]
+    columns = {
+        c
+        for a in numeric
+        for c in (
+            getattr(a, "column", None),
+            getattr(a, "column_a", None),
+            getattr(a, "column_b", None),
+        )
+        if c is not None
+    }
+    text_context = AnalysisRunner.on_data(text).add_analyzers(others).run()
+    numeric_context = (
+        AnalysisRunner.on_data(cast(text, sorted(columns))).add_analyzers(numeric).run()
+    )
+    metrics = {**text_context.metrics, **numeric_context.metrics}
+    stats = text_context.stats
+    stats.scans += numeric_context.stats.scans
+    stats.queries += numeric_context.stats.queries
+    stats.log.extend(numeric_context.stats.log)
+    results = tuple(check.evaluate(metrics) for check in checks)
+    return VerificationResult(
+        CheckStatus.worst(r.status for r in results), results, AnalyzerContext(metrics, stats)
+    )
+
+
+def _pattern(doc: Any, source: str, i: int) -> PatternConstraint:
+    try:
+        return PatternConstraint.from_dict(doc)
+    except ConstraintFormatError as exc:
+        raise ConstraintFormatError(f"{source}: constraint {i}: {exc}") from exc
+
+
+def _pattern_check(constraints: list[PatternConstraint]) -> CheckSpec:
+    return CheckSpec("autovalidate patterns", CheckLevel.ERROR, tuple(constraints))
+
+
+def _read_json(p: Path) -> Any:
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise DataSourceError(str(p), exc.strerror or str(exc)) from exc
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConstraintFormatError(f"{p}: not JSON: {exc}") from exc
 
 
 def suite_to_json(constraints: Sequence[PatternConstraint]) -> str:
-    """A suite of constraints as pretty JSON text."""
+    """A version 1 suite of pattern constraints as pretty JSON text."""
     doc = {
         "format": SUITE_FORMAT,
         "version": SUITE_VERSION,
@@ -35,40 +753,22 @@ def suite_to_json(constraints: Sequence[PatternConstraint]) -> str:
 
 
 def load_suite(path: str | Path) -> list[PatternConstraint]:
-    """Read a suite (or a single constraint) from a JSON file.
+    """Read the pattern constraints of a suite (or a single constraint) from a JSON file.
+
+    Use :meth:`ConstraintSuite.load` for suites with Deequ constraints.
 
     Raises
     ------
     DataSourceError
         If the file cannot be read.
     ConstraintFormatError
-        If it is not valid JSON, not a suite, or a constraint is malformed.
+        If it is not valid JSON, not a suite, a constraint is malformed, or the
+        suite holds Deequ constraints.
     """
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise DataSourceError(str(p), exc.strerror or str(exc)) from exc
-    try:
-        doc: Any = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConstraintFormatError(f"{p}: not JSON: {exc}") from exc
-    if isinstance(doc, dict) and doc.get("kind") == CONSTRAINT_KIND:
-        items = [doc]
-    elif isinstance(doc, dict) and doc.get("format") == SUITE_FORMAT:
-        if doc.get("version") != SUITE_VERSION:
-            raise ConstraintFormatError(
-                f"{p}: suite version {doc.get('version')!r}; expected {SUITE_VERSION}"
-            )
-        items = doc.get("constraints")
-        if not isinstance(items, list):
-            raise ConstraintFormatError(f"{p}: 'constraints' must be a list")
-    else:
-        raise ConstraintFormatError(f"{p}: neither a constraint suite nor a pattern constraint")
-    out = []
-    for i, item in enumerate(items):
-        try:
-            out.append(PatternConstraint.from_dict(item))
-        except ConstraintFormatError as exc:
-            raise ConstraintFormatError(f"{p}: constraint {i}: {exc}") from exc
-    return out
+    suite = ConstraintSuite.load(path)
+    patterns = suite.pattern_constraints()
+    if len(patterns) != len(suite.constraints):
+        raise ConstraintFormatError(
+            f"{path}: the suite has Deequ constraints; read it with ConstraintSuite.load"
+        )
+    return patterns

@@ -1,0 +1,333 @@
+"""Constraint suggestion for whole tables (Deequ's ``ConstraintSuggestionRunner``).
+
+The runner profiles the columns (:func:`~autovalidate.suggest.profile.profile_columns`:
+three passes with shared scans), applies every rule to every column profile,
+and, when asked, evaluates the suggestions on a held-out test set: the data are
+split at random into a training set, from which the constraints are suggested,
+and a test set, on which they are verified as one Warning-level check (PVLDB
+2018, §5.3: suggest on a 10 % sample, measure on the other 90 %).
+
+Examples
+--------
+>>> import pandas as pd
+>>> from autovalidate.suggest import ConstraintSuggestionRunner
+>>> data = pd.DataFrame({"id": [1, 2, 3, 4], "status": ["a", "b", "a", "a"]})
+>>> result = ConstraintSuggestionRunner.on_data(data).run()
+>>> [s.rule for s in result.suggestions_for("id")]
+['CompleteIfCompleteRule', 'NonNegativeNumbersRule', 'UniqueIfApproximatelyUniqueRule']
+>>> result.suggestions_for("id")[0].code
+".is_complete('id')"
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+
+from autovalidate.checks.check import CheckLevel
+from autovalidate.checks.verification import VerificationResult, VerificationSuite
+from autovalidate.constraint import PatternConstraint
+from autovalidate.engines.spark import is_spark_dataframe
+from autovalidate.errors import ParameterError
+from autovalidate.io import column_values, csv_as_text, is_csv_path, quote_identifier, to_relation
+from autovalidate.suggest.profile import (
+    DEFAULT_CARDINALITY_THRESHOLD,
+    ColumnProfiles,
+    profile_columns,
+)
+from autovalidate.suggest.rules import (
+    DEFAULT_RULES,
+    PATTERN_RULE,
+    ConstraintSuggestion,
+    RuleContext,
+    SuggestionRule,
+)
+from autovalidate.suite import CheckSpec, ConstraintSuite
+
+if TYPE_CHECKING:
+    from autovalidate.index.reader import PatternIndex
+
+__all__ = [
+    "ConstraintSuggestionResult",
+    "ConstraintSuggestionRunBuilder",
+    "ConstraintSuggestionRunner",
+]
+
+#: ``progress(description, completed, total)``; ``total`` is ``None`` when unknown.
+Progress = Callable[[str, int, "int | None"], None]
+
+_SPLIT_BUCKETS = 1_000_000
+
+
+@dataclass(frozen=True)
+class ConstraintSuggestionResult:
+    """What a suggestion run found (Deequ's ``ConstraintSuggestionResult``).
+
+    Attributes
+    ----------
+    column_profiles
+        The profiles of the (training) data.
+    suggestions
+        Every suggestion, grouped by column in column order, rules in order.
+    pattern_rule
+        ``"applied"`` or why the Auto-Validate pattern rule was skipped.
+    evaluation
+        The suggestions verified on the test set (one Warning-level check,
+        constraints in the order of ``suggestions``), ``None`` without a split.
+    """
+
+    column_profiles: ColumnProfiles
+    suggestions: tuple[ConstraintSuggestion, ...]
+    pattern_rule: str
+    evaluation: VerificationResult | None = None
+
+    @property
+    def num_records(self) -> int:
+        """Rows the suggestions were made from."""
+        return self.column_profiles.num_records
+
+    def suggestions_for(self, column: str) -> list[ConstraintSuggestion]:
+        """The suggestions for one column."""
+        return [s for s in self.suggestions if s.column == column]
+
+    def to_suite(
+        self, *, level: CheckLevel = CheckLevel.ERROR, columns: Iterable[str] | None = None
+    ) -> ConstraintSuite:
+        """A constraint suite of the suggestions: one check per column, at ``level``."""
+        wanted = None if columns is None else set(columns)
+        checks = []
+        for column in self.column_profiles.profiles:
+            found = self.suggestions_for(column)
+            if found and (wanted is None or column in wanted):
+                checks.append(
+                    CheckSpec(f"column {column!r}", level, tuple(s.constraint for s in found))
+                )
+        return ConstraintSuite(tuple(checks))
+
+    def evaluation_rows(self) -> list[dict[str, Any]]:
+        """Per suggestion: its test-set status and metric value (PVLDB 2018, Table 3's coverage).
+
+        Raises
+        ------
+        ParameterError
+            If the run had no train/test split.
+        """
+        if self.evaluation is None:
+            raise ParameterError("no evaluation: the run had no train/test split")
+        results = self.evaluation.check_results[0].constraint_results
+        rows = []
+        for suggestion, result in zip(self.suggestions, results, strict=True):
+            value = result.value
+            if isinstance(suggestion.constraint, PatternConstraint) and value is not None:
+                value = 1.0 - float(value)  # the conforming fraction, as coverage
+            rows.append(
+                {
+                    "column": suggestion.column,
+                    "rule": suggestion.rule,
+                    "code": suggestion.code,
+                    "status": result.status.value,
+                    "coverage": value if isinstance(value, (int, float)) else None,
+                    "message": result.message or "",
+                }
+            )
+        return rows
+
+    def to_dict(self) -> dict[str, Any]:
+        """Profiles, suggestions and the evaluation as plain data."""
+        out: dict[str, Any] = {
+            "num_records": self.num_records,
+            "pattern_rule": self.pattern_rule,
+            "profiles": [p.to_dict() for p in self.column_profiles],
+            "suggestions": [s.to_dict() for s in self.suggestions],
+        }
+        if self.evaluation is not None:
+            out["evaluation"] = {
+                "status": self.evaluation.status.value,
+                "constraints": self.evaluation_rows(),
+            }
+        return out
+
+
+def _split(source: Any, ratio: float, seed: int, stack: ExitStack) -> tuple[Any, Any]:
+    """Random training and test sets: each row goes to the test set with probability ``ratio``.
+
+    On DuckDB a row's side is decided by the hash of its position and the seed,
+    so a seed gives the same split each time; on Spark by ``randomSplit``.
+    """
+    if is_spark_dataframe(source):
+        train, test = source.randomSplit([1.0 - ratio, ratio], seed)
+        return train, test
+    if not isinstance(source, duckdb.DuckDBPyRelation):
+        source = to_relation(source, stack.enter_context(duckdb.connect()))
+    cut = int(ratio * _SPLIT_BUCKETS)
+    bucket = f"hash(row_number() OVER (), {int(seed)}) % {_SPLIT_BUCKETS}"
+    sql = "SELECT * EXCLUDE (__av_bucket) FROM (SELECT *, {b} AS __av_bucket FROM _av_split) "
+    train = source.query("_av_split", sql.format(b=bucket) + f"WHERE __av_bucket >= {cut}")
+    test = source.query("_av_split", sql.format(b=bucket) + f"WHERE __av_bucket < {cut}")
+    return train, test
+
+
+def _text_values(source: Any, column: str) -> list[str | None]:
+    """A column's values as text, in row order, nulls as ``None``."""
+    if is_spark_dataframe(source):
+        rows = source.select(source[column].cast("string")).collect()
+        return [r[0] for r in rows]
+    if isinstance(source, duckdb.DuckDBPyRelation):
+        rows = source.select(f"CAST({quote_identifier(column)} AS VARCHAR)").fetchall()
+        return [r[0] for r in rows]
+    return column_values(source, column)
+
+
+class ConstraintSuggestionRunBuilder:
+    """Configures a suggestion run; :meth:`run` runs it."""
+
+    def __init__(self, data: Any) -> None:
+        self._data = data
+        self._rules: list[SuggestionRule] = []
+        self._columns: list[str] | None = None
+        self._threshold = DEFAULT_CARDINALITY_THRESHOLD
+        self._index: PatternIndex | None = None
+        self._pattern_options: dict[str, Any] = {}
+        self._test_ratio: float | None = None
+        self._seed = 0
+        self._progress: Progress | None = None
+
+    def add_constraint_rule(self, rule: SuggestionRule) -> ConstraintSuggestionRunBuilder:
+        """Use ``rule`` (when no rule is added, :data:`DEFAULT_RULES` are used)."""
+        self._rules.append(rule)
+        return self
+
+    def add_constraint_rules(
+        self, rules: Iterable[SuggestionRule]
+    ) -> ConstraintSuggestionRunBuilder:
+        """Use ``rules``."""
+        self._rules.extend(rules)
+        return self
+
+    def restrict_to_columns(self, columns: Sequence[str]) -> ConstraintSuggestionRunBuilder:
+        """Profile and suggest for these columns only."""
+        self._columns = list(columns)
+        return self
+
+    def with_low_cardinality_histogram_threshold(
+        self, threshold: int
+    ) -> ConstraintSuggestionRunBuilder:
+        """Most approximate distinct values for an exact histogram (default 120, as Deequ)."""
+        self._threshold = threshold
+        return self
+
+    def with_pattern_index(
+        self, index: PatternIndex, **options: Any
+    ) -> ConstraintSuggestionRunBuilder:
+        """Add the Auto-Validate pattern rule for string columns, with this index.
+
+        ``options`` go to :func:`autovalidate.suggest_pattern` (``method``,
+        ``r``, ``m``, ``theta``, ``tau``, ``objective``, ``test``, ``alpha``).
+        """
+        self._index = index
+        self._pattern_options = dict(options)
+        return self
+
+    def use_train_test_split_with_testset_ratio(
+        self, ratio: float, seed: int = 0
+    ) -> ConstraintSuggestionRunBuilder:
+        """Suggest on a random ``1 - ratio`` of the rows, evaluate on the rest.
+
+        Raises
+        ------
+        ParameterError
+            If ``ratio`` is not in (0, 1).
+        """
+        if not 0.0 < ratio < 1.0:
+            raise ParameterError(f"the test set ratio must be in (0, 1), got {ratio}")
+        self._test_ratio = ratio
+        self._seed = seed
+        return self
+
+    def on_progress(self, progress: Progress) -> ConstraintSuggestionRunBuilder:
+        """Call ``progress(description, completed, total)`` as the run advances."""
+        self._progress = progress
+        return self
+
+    def run(self) -> ConstraintSuggestionResult:
+        """Profile, suggest, and evaluate if a split was asked for.
+
+        Raises
+        ------
+        ColumnNotFoundError
+            If a restricted column is not in the data.
+        DataSourceError, DataError
+            If the data cannot be read.
+        PatternIndexError
+            If the pattern index cannot be read.
+        """
+        say = self._progress or (lambda *_: None)
+        rules = list(self._rules or DEFAULT_RULES)
+        if self._index is not None:
+            rules.append(PATTERN_RULE)
+            pattern_rule = "applied"
+        else:
+            pattern_rule = "skipped: no pattern index configured"
+        with ExitStack() as stack:
+            source = (
+                stack.enter_context(csv_as_text(self._data))
+                if is_csv_path(self._data)
+                else self._data
+            )
+            train, test = source, None
+            if self._test_ratio is not None:
+                train, test = _split(source, self._test_ratio, self._seed, stack)
+            profiles = profile_columns(
+                train,
+                columns=self._columns,
+                low_cardinality_threshold=self._threshold,
+                progress=lambda text: say(text, 0, None),
+            )
+            context = RuleContext(
+                profiles.num_records,
+                self._index,
+                lambda column: _text_values(train, column),
+                self._pattern_options,
+            )
+            suggestions: list[ConstraintSuggestion] = []
+            columns = list(profiles.profiles)
+            for done, column in enumerate(columns):
+                say(f"suggesting for {column!r}", done, len(columns))
+                for rule in rules:
+                    found = rule.apply(profiles[column], context)
+                    if found is not None:
+                        suggestions.append(found)
+            say("suggested", len(columns), len(columns))
+            evaluation = None
+            if test is not None:
+                say("evaluating on the test set", 0, None)
+                check = CheckSpec(
+                    "generated constraints",
+                    CheckLevel.WARNING,
+                    tuple(s.constraint for s in suggestions),
+                ).to_check()
+                evaluation = VerificationSuite().on_data(test).add_check(check).run()
+        return ConstraintSuggestionResult(profiles, tuple(suggestions), pattern_rule, evaluation)
+
+
+class ConstraintSuggestionRunner:
+    """Entry point for constraint suggestion (Deequ's ``ConstraintSuggestionRunner``).
+
+    References
+    ----------
+    Schelter et al., PVLDB 2018, §3.3 and §5.3;
+    Deequ ``suggestions/ConstraintSuggestionRunner.scala``.
+    """
+
+    @staticmethod
+    def on_data(data: Any) -> ConstraintSuggestionRunBuilder:
+        """Start a run on ``data``.
+
+        ``data`` is a CSV (read as text) or Parquet path, a pandas DataFrame, an
+        Arrow table, a DuckDB relation or a PySpark DataFrame.
+        """
+        return ConstraintSuggestionRunBuilder(data)
