@@ -22,7 +22,9 @@ The tree::
     ├── IndexBuildError (RuntimeError)
     ├── ConstraintFormatError (ValueError)
     ├── ParameterError (ValueError)
-    └── EngineError (RuntimeError)
+    ├── EngineError (RuntimeError)
+    ├── RepositoryError (OSError)
+    └── InsufficientHistoryError (ValueError)
 """
 
 from __future__ import annotations
@@ -39,8 +41,10 @@ __all__ = [
     "IndexNotFoundError",
     "IndexSchemaError",
     "IndexVersionError",
+    "InsufficientHistoryError",
     "ParameterError",
     "PatternIndexError",
+    "RepositoryError",
 ]
 
 
@@ -179,3 +183,41 @@ class ParameterError(AutovalidateError, ValueError):
 
 class EngineError(AutovalidateError, RuntimeError):
     """An execution engine (DuckDB or Spark) failed while running a query."""
+
+
+class RepositoryError(AutovalidateError, OSError):
+    """A metrics repository cannot be read or written (unreadable file, lock not obtained in time).
+
+    Attributes
+    ----------
+    path
+        The repository's file or directory.
+    """
+
+    def __init__(self, path: str, message: str) -> None:
+        self.path = path
+        super().__init__(f"{path}: {message}")
+
+    def __str__(self) -> str:  # OSError's __str__ formats errno fields
+        return str(self.args[0])
+
+
+class InsufficientHistoryError(AutovalidateError, ValueError):
+    """The metrics history is too short to decide on a new batch.
+
+    Attributes
+    ----------
+    dataset
+        The dataset whose history was read.
+    found, needed
+        Results found and results needed.
+    """
+
+    def __init__(self, dataset: str, found: int, needed: int) -> None:
+        self.dataset = dataset
+        self.found = found
+        self.needed = needed
+        super().__init__(
+            f"dataset {dataset!r} has {found} earlier result(s) in the repository; "
+            f"at least {needed} are needed to decide on a new batch"
+        )

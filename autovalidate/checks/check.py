@@ -21,7 +21,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autovalidate.checks.constraints import (
     AssertionConstraint,
@@ -61,6 +61,10 @@ from autovalidate.metrics.strings import (
     PatternConformance,
     PatternMatch,
 )
+
+if TYPE_CHECKING:
+    from autovalidate.anomaly.base import AnomalyDetectionStrategy
+    from autovalidate.repository.base import MetricsRepository
 
 __all__ = ["Check", "CheckLevel", "CheckResult", "CheckStatus", "ConstrainableDataType"]
 
@@ -671,6 +675,49 @@ class Check:
                 name=f"PatternConstraint({column}, {rule.regex})",
                 analyzer=analyzer,
                 rule=rule,
+                hint=hint,
+            )
+        )
+
+    # -- history -------------------------------------------------------------------
+
+    def has_no_anomalies(
+        self,
+        analyzer: Analyzer,
+        strategy: AnomalyDetectionStrategy,
+        *,
+        repository: MetricsRepository,
+        dataset: str,
+        with_tag_values: Mapping[str, str] | None = None,
+        after: int | None = None,
+        before: int | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """The batch's value of ``analyzer``'s metric is not an anomaly in its history.
+
+        The history is the metric's values in ``repository`` for ``dataset``
+        (only results whose tags include ``with_tag_values``, with
+        ``after <= dataset_date <= before`` in ms since the epoch); ``strategy``
+        decides on the new value placed after the newest result. Without any
+        history the constraint fails, as in Deequ. Save the batch's metrics to
+        the repository after the run to extend the history.
+
+        References
+        ----------
+        Schelter et al., PVLDB 2018, §3.4; Deequ ``Check.isNewestPointNonAnomalous``.
+        """
+        from autovalidate.anomaly.constraint import AnomalyConstraint
+
+        return self.add_constraint(
+            AnomalyConstraint(
+                name=f"AnomalyConstraint({analyzer})",
+                analyzer=analyzer,
+                strategy=strategy,
+                repository=repository,
+                dataset=dataset,
+                tags=dict(with_tag_values or {}),
+                after=after,
+                before=before,
                 hint=hint,
             )
         )

@@ -3,7 +3,8 @@
 Exit codes, for every command:
 
 * 0: the command succeeded and every check passed;
-* 1: validation ran and a check failed (or drift was found);
+* 1: validation ran and a check failed (or drift was found, or a batch was
+  rejected);
 * 2: usage or infrastructure error (bad arguments, missing file or column,
   empty column, unreadable or incompatible index, engine failure), reported
   as one line on stderr.
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import typer
 
-from autovalidate.cli import index, suggest, validate
+from autovalidate.cli import index, metrics, suggest, validate, validate_batch
 
 app = typer.Typer(
     name="autovalidate",
@@ -23,8 +24,10 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(index.app, name="index")
+app.add_typer(metrics.app, name="metrics")
 app.command("suggest")(suggest.suggest)
 app.command("validate")(validate.validate)
+app.command("validate-batch")(validate_batch.validate_batch_command)
 
 
 def main() -> None:

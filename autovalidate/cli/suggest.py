@@ -1,4 +1,4 @@
-"""``autovalidate suggest``: infer a validation pattern for a column of a file."""
+"""``autovalidate suggest``: constraints for every column of a table, or a pattern for one."""
 
 from __future__ import annotations
 
@@ -6,14 +6,17 @@ import time
 from pathlib import Path
 
 import typer
+from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from autovalidate.checks.check import CheckLevel
 from autovalidate.cli.common import console, handle_errors, print_json
-from autovalidate.errors import EmptyColumnError
+from autovalidate.errors import EmptyColumnError, ParameterError
 from autovalidate.index.reader import PatternIndex
 from autovalidate.infer import suggest_pattern
 from autovalidate.io import column_values
 from autovalidate.solver.fmdv import METHODS, SolverParams
+from autovalidate.suggest.runner import ConstraintSuggestionResult, ConstraintSuggestionRunner
 from autovalidate.suite import suite_to_json
 
 _D = SolverParams()
@@ -21,10 +24,20 @@ _D = SolverParams()
 
 @handle_errors
 def suggest(
-    file: Path = typer.Argument(..., help="CSV/TSV or Parquet file with the column's values."),
-    column: str = typer.Option(..., "--column", "-c", help="The column to infer a pattern for."),
+    file: Path = typer.Argument(..., help="CSV/TSV or Parquet file."),
+    column: str = typer.Option(
+        None,
+        "--column",
+        "-c",
+        help="Infer an Auto-Validate pattern for this column only (needs --index). "
+        "Without it: Deequ's suggestion rules for every column.",
+    ),
     index: Path = typer.Option(
-        ..., "--index", "-i", help="Pattern index directory (autovalidate index build)."
+        None,
+        "--index",
+        "-i",
+        help="Pattern index directory (autovalidate index build). For the whole table it adds "
+        "the pattern rule for string columns; without it that rule is skipped.",
     ),
     method: str = typer.Option("fmdv-vh", "--method", "-m", help=f"One of {', '.join(METHODS)}."),
     r: float = typer.Option(
@@ -46,32 +59,147 @@ def suggest(
     objective: str = typer.Option(
         _D.objective, "--objective", help="fpr (FMDV, Eq. 5) or coverage (CMDV)."
     ),
+    level: CheckLevel = typer.Option(
+        CheckLevel.ERROR,
+        "--level",
+        case_sensitive=False,
+        help="Check level of the suggested constraints in the --out suite (whole table).",
+    ),
+    test_ratio: float = typer.Option(
+        None,
+        "--test-ratio",
+        min=0.0,
+        max=1.0,
+        help="Whole table: suggest on a random 1-RATIO of the rows and report how each "
+        "suggestion holds on the rest (Deequ's evaluation, PVLDB 2018 §5.3).",
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed of the train/test split."),
     out: Path = typer.Option(
-        None, "--out", "-o", help="Write the constraint as a suite JSON file for `validate`."
+        None, "--out", "-o", help="Write the constraints as a suite JSON file for `validate`."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
-    """Suggest a regex validation constraint for COLUMN of FILE (Auto-Validate).
+    """Suggest validation constraints for FILE.
 
-    Exit codes: 0 done (also when no pattern is feasible: the column gets no
-    constraint), 2 error.
+    Without --column: profile every column (Deequ's column profiler, three
+    shared-scan passes) and apply Deequ's suggestion rules (completeness with
+    its Bernoulli bound, type, non-negativity, uniqueness, categorical ranges,
+    text lengths), plus the Auto-Validate pattern rule for string columns when
+    --index is given. Each suggestion comes with its reason and Python code;
+    --out writes them as a suite that `autovalidate validate FILE --constraints`
+    runs. With --column: infer one regex validation pattern (Auto-Validate).
+
+    Exit codes: 0 done (also when no constraint applies), 2 error.
     """
+    pattern_options = {
+        "method": method,
+        "r": r,
+        "m": m,
+        "theta": theta,
+        "tau": tau,
+        "objective": objective,
+    }
+    if column is not None:
+        if index is None:
+            raise ParameterError("--column infers a pattern from the lake's evidence: give --index")
+        _suggest_pattern(file, column, index, pattern_options, out, as_json)
+        return
+    _suggest_table(file, index, pattern_options, level, test_ratio, seed, out, as_json)
+
+
+def _suggest_table(
+    file: Path,
+    index: Path | None,
+    pattern_options: dict[str, object],
+    level: CheckLevel,
+    test_ratio: float | None,
+    seed: int,
+    out: Path | None,
+    as_json: bool,
+) -> None:
+    started = time.perf_counter()
+    builder = ConstraintSuggestionRunner.on_data(str(file))
+    if test_ratio is not None:
+        builder = builder.use_train_test_split_with_testset_ratio(test_ratio, seed)
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        TaskProgressColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        disable=as_json,
+        transient=True,
+    ) as progress:
+        task = progress.add_task("reading", total=None)
+
+        def report(text: str, done: int, total: int | None) -> None:
+            progress.update(task, description=text, completed=done, total=total)
+
+        builder = builder.on_progress(report)
+        if index is not None:
+            with PatternIndex.open(index) as idx:
+                result = builder.with_pattern_index(idx, **pattern_options).run()
+        else:
+            result = builder.run()
+    elapsed = time.perf_counter() - started
+    if out is not None:
+        out.write_text(result.to_suite(level=level).to_json() + "\n", encoding="utf-8")
+    if as_json:
+        print_json(
+            {
+                "file": str(file),
+                **result.to_dict(),
+                "elapsed_s": round(elapsed, 3),
+                "out": None if out is None else str(out),
+            }
+        )
+        return
+    _print_table_result(file, result, elapsed, out)
+
+
+def _print_table_result(
+    file: Path, result: ConstraintSuggestionResult, elapsed: float, out: Path | None
+) -> None:
+    table = Table("column", "suggested constraint", "reason", title=f"suggestions for {file}")
+    for s in result.suggestions:
+        code = s.code if len(s.code) <= 90 else s.code[:87] + "..."
+        table.add_row(s.column, code, f"{s.description} ({s.current_value})")
+    console.print(table)
+    console.print(
+        f"{len(result.suggestions)} suggestions for {len(result.column_profiles.profiles)} "
+        f"columns from {result.num_records:,} rows in {elapsed:.1f} s "
+        f"({result.column_profiles.stats.scans} scans)"
+    )
+    if result.pattern_rule != "applied":
+        console.print(f"[yellow]pattern rule {result.pattern_rule}[/] (give --index to apply it)")
+    if result.evaluation is not None:
+        rows = result.evaluation_rows()
+        held = sum(1 for row in rows if row["status"] == "Success")
+        evaluation = Table("column", "rule", "on the test set", "coverage", title="evaluation")
+        for row in rows:
+            status = "[green]holds[/]" if row["status"] == "Success" else "[red]fails[/]"
+            coverage = "" if row["coverage"] is None else f"{row['coverage']:.4g}"
+            evaluation.add_row(row["column"], row["rule"], status, coverage)
+        console.print(evaluation)
+        console.print(f"{held} of {len(rows)} suggestions hold on the test set")
+    if out is not None:
+        console.print(f"wrote {out}")
+
+
+def _suggest_pattern(
+    file: Path,
+    column: str,
+    index: Path,
+    options: dict[str, object],
+    out: Path | None,
+    as_json: bool,
+) -> None:
     values = column_values(str(file), column)
     if not any(v is not None for v in values):
         raise EmptyColumnError(column)
     with PatternIndex.open(index) as idx:
         started = time.perf_counter()
-        constraint = suggest_pattern(
-            values,
-            idx,
-            method=method,
-            r=r,
-            m=m,
-            theta=theta,
-            tau=tau,
-            objective=objective,
-            column=column,
-        )
+        constraint = suggest_pattern(values, idx, column=column, **options)  # type: ignore[arg-type]
         elapsed_ms = (time.perf_counter() - started) * 1000
     n_values = sum(v is not None for v in values)
     if out is not None and constraint is not None:
@@ -94,7 +222,7 @@ def suggest(
     if constraint is None:
         console.print(
             f"[yellow]no constraint[/] for {column!r}: no hypothesis pattern is feasible "
-            f"(estimated FPR > r={r} or coverage < m={m}); "
+            f"(estimated FPR > r={options['r']} or coverage < m={options['m']}); "
             "natural-language columns usually end here."
         )
         return
@@ -112,7 +240,7 @@ def suggest(
         f"{constraint.test}"
         + (f", alpha={constraint.alpha}" if constraint.test != "strict" else ""),
     )
-    table.add_row("method", f"{method} in {elapsed_ms:.0f} ms")
+    table.add_row("method", f"{options['method']} in {elapsed_ms:.0f} ms")
     console.print(table)
     if len(constraint.segments) > 1:
         segs = Table("segment", "FPR", "coverage", "optional", title="vertical cuts")

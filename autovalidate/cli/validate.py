@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-import duckdb
 import typer
 from rich.table import Table
 
+from autovalidate.checks.check import CheckLevel, CheckStatus
+from autovalidate.checks.constraints import ConstraintResult, ConstraintStatus
+from autovalidate.checks.verification import VerificationResult
 from autovalidate.cli.common import EXIT_FAILED, console, handle_errors, print_json
-from autovalidate.suite import load_suite
+from autovalidate.constraint import PatternConstraint
+from autovalidate.metrics.base import plain
+from autovalidate.repository import open_repository
+from autovalidate.suite import ConstraintSpec, ConstraintSuite
+
+_LABEL_WIDTH = 70
 
 
 @handle_errors
@@ -18,35 +26,98 @@ def validate(
     constraints: Path = typer.Option(
         ..., "--constraints", "-c", help="Suite JSON from `autovalidate suggest --out`."
     ),
+    repository: Path = typer.Option(
+        None,
+        "--repository",
+        "-r",
+        help="Metrics repository (a .duckdb file or a directory) for has_no_anomalies constraints.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
 ) -> None:
-    """Validate FILE against every constraint of a suite.
+    """Validate FILE against every check of a suite, in shared scans (VerificationSuite).
 
-    Exit codes: 0 every constraint passed, 1 a constraint failed, 2 error.
+    CSV files are read as text exactly as written. A suite may hold Deequ
+    constraints and Auto-Validate pattern constraints; for failing pattern
+    constraints a few non-conforming values are shown.
+
+    Exit codes: 0 every Error-level check passed (Warning-level failures are
+    reported), 1 an Error-level check failed, 2 error.
     """
-    suite = load_suite(constraints)
-    con = duckdb.connect()
-    try:
-        results = [c.validate(str(file), c.column, con=con) for c in suite]
-    finally:
-        con.close()
-    passed = all(r.passed for r in results)
+    suite = ConstraintSuite.load(constraints)
+    repo = None if repository is None else open_repository(repository)
+    result = suite.run(str(file), repository=repo)
+    rows = _rows(suite, result, file)
+    passed = result.status is not CheckStatus.ERROR
     if as_json:
-        print_json({"file": str(file), "passed": passed, "results": [r.to_dict() for r in results]})
+        print_json(
+            {"file": str(file), "passed": passed, "status": result.status.value, "results": rows}
+        )
     else:
-        table = Table("column", "status", "non-conforming", "p-value", "examples")
-        for r in results:
-            status = "[green]passed[/]" if r.passed else "[bold red]FAILED[/]"
-            p = "" if r.drift.p_value is None else f"{r.drift.p_value:.3g}"
+        table = Table("check", "level", "constraint", "status", "value", "message")
+        for row in rows:
+            if row["constraint_status"] == ConstraintStatus.SUCCESS.value:
+                status = "[green]passed[/]"
+            elif row["check_level"] == CheckLevel.ERROR.value:
+                status = "[bold red]FAILED[/]"
+            else:
+                status = "[yellow]warning[/]"
+            value = row["value"]
             table.add_row(
-                str(r.column),
+                row["check"],
+                row["check_level"],
+                row["label"],
                 status,
-                f"{r.n_nonconforming:,}/{r.n_values:,} ({r.nonconforming_fraction:.2%})",
-                p,
-                ", ".join(repr(e) for e in r.examples),
+                f"{value:.4g}"
+                if isinstance(value, float)
+                else ("" if value is None else str(value)),
+                row["constraint_message"],
             )
         console.print(table)
-        for r in results:
-            console.print(r.message, highlight=False)
+        console.print(f"status: {result.status.value}", highlight=False)
     if not passed:
         raise typer.Exit(EXIT_FAILED)
+
+
+def _label(constraint: ConstraintSpec | PatternConstraint) -> str:
+    if isinstance(constraint, PatternConstraint):
+        text = f"pattern({constraint.column!r}, {constraint.pattern})"
+    else:
+        text = constraint.code()
+    return text if len(text) <= _LABEL_WIDTH else text[: _LABEL_WIDTH - 3] + "..."
+
+
+def _rows(suite: ConstraintSuite, result: VerificationResult, file: Path) -> list[dict[str, Any]]:
+    """One row per constraint; pattern constraints also give their validation result's fields."""
+    rows = []
+    for spec, check_result in zip(suite.checks, result.check_results, strict=True):
+        for constraint, outcome in zip(
+            spec.constraints, check_result.constraint_results, strict=True
+        ):
+            row: dict[str, Any] = {
+                "check": spec.description,
+                "check_level": spec.level.value,
+                "constraint": str(outcome.constraint),
+                "label": _label(constraint),
+                "constraint_status": outcome.status.value,
+                "constraint_message": outcome.message or "",
+                "passed": outcome.status is ConstraintStatus.SUCCESS,
+                "value": plain(outcome.value),
+            }
+            if isinstance(constraint, PatternConstraint):
+                row.update(_pattern_fields(constraint, outcome, file))
+            elif outcome.details is not None:
+                row["details"] = dict(outcome.details)
+            rows.append(row)
+    return rows
+
+
+def _pattern_fields(
+    constraint: PatternConstraint, outcome: ConstraintResult, file: Path
+) -> dict[str, Any]:
+    """The pattern validation result, with non-conforming examples for a failure."""
+    fields = dict(outcome.details or {})
+    if outcome.status is ConstraintStatus.FAILURE and outcome.details is not None:
+        # one more scan, for failures only: the counting ran in the shared scan
+        fields["examples"] = list(constraint.validate(str(file), constraint.column).examples)
+        fields["message"] = outcome.message
+    return fields

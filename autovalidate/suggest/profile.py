@@ -303,7 +303,7 @@ def profile_columns(
     predefined_types
         Column -> type, used instead of inferring it (Deequ's
         ``setPredefinedTypes``); an Integral or Fractional column is cast for
-        its numeric statistics.
+        its numeric statistics. Columns not in the data are ignored.
     progress
         Called with a short description before each pass.
 
@@ -334,7 +334,7 @@ def profile_columns(
         source = stack.enter_context(csv_as_text(data)) if is_csv_path(data) else data
         schema = _schema(source)
         wanted = list(schema) if columns is None else list(columns)
-        for c in [*wanted, *predefined]:
+        for c in wanted:
             if c not in schema:
                 raise ColumnNotFoundError(c, list(schema))
 

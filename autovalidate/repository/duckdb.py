@@ -1,0 +1,185 @@
+"""A metrics repository in one DuckDB database file: the embedded default.
+
+Concurrency: DuckDB lets one process at a time open a database file for
+writing (and no other process open it at all meanwhile). So every operation
+here opens the file, runs one short transaction and closes it again, and
+
+* takes an advisory lock file beside the database (``<file>.lock``, POSIX
+  ``flock``; exclusive for saves, shared for reads) so that processes using
+  this class queue for the file instead of colliding;
+* retries with exponential backoff (10 ms doubling to 0.5 s, with jitter)
+  when DuckDB still reports a conflicting lock (another program holding the
+  file, or a platform without ``flock``), until ``timeout`` seconds have
+  passed, and then raises :class:`~autovalidate.errors.RepositoryError`.
+
+A save replaces the rows of its key in one transaction (delete, insert), so
+concurrent writers lose nothing and readers never see half a save.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from autovalidate.errors import RepositoryError
+from autovalidate.repository.base import (
+    ROW_FIELDS,
+    AnalysisResult,
+    MetricsRepository,
+    ResultKey,
+    results_from_rows,
+)
+
+try:  # POSIX advisory locks; elsewhere the backoff alone serializes the writers
+    import fcntl
+except ImportError:  # pragma: no cover - not on the platforms CI runs
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = ["DuckDBMetricsRepository"]
+
+_TABLE = "autovalidate_metrics"
+_SCHEMA = pa.schema(
+    [
+        ("dataset", pa.string()),
+        ("dataset_date", pa.int64()),
+        ("tags", pa.string()),
+        ("analyzer", pa.string()),
+        ("entity", pa.string()),
+        ("instance", pa.string()),
+        ("name", pa.string()),
+        ("value", pa.float64()),
+        ("value_json", pa.string()),
+        ("saved_at_ns", pa.int64()),
+        ("save_id", pa.string()),
+    ]
+)
+_CREATE = (
+    f"CREATE TABLE IF NOT EXISTS {_TABLE} (dataset VARCHAR, dataset_date BIGINT, tags VARCHAR, "
+    "analyzer VARCHAR, entity VARCHAR, instance VARCHAR, name VARCHAR, value DOUBLE, "
+    "value_json VARCHAR, saved_at_ns BIGINT, save_id VARCHAR)"
+)
+
+
+class DuckDBMetricsRepository(MetricsRepository):
+    """Metrics history in a DuckDB file (created on the first save).
+
+    Parameters
+    ----------
+    path
+        The database file, e.g. ``metrics.duckdb``.
+    timeout
+        Seconds to keep retrying while another process holds the file.
+
+    Examples
+    --------
+    >>> import tempfile, pandas as pd
+    >>> from autovalidate.metrics import AnalysisRunner, Completeness
+    >>> repo = DuckDBMetricsRepository(tempfile.mkdtemp() + "/metrics.duckdb")
+    >>> context = AnalysisRunner.on_data(pd.DataFrame({"a": [1, None]})).add_analyzer(
+    ...     Completeness("a")).run()
+    >>> repo.save(ResultKey.at("orders", "2024-01-01", {"region": "eu"}), context)
+    >>> repo.load().for_dataset("orders").series(Completeness("a"))[0].value
+    0.5
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, timeout: float = 60.0) -> None:
+        self.path = Path(path)
+        self.timeout = timeout
+
+    def __repr__(self) -> str:
+        return f"DuckDBMetricsRepository({str(self.path)!r})"
+
+    @contextlib.contextmanager
+    def _locked(self, exclusive: bool) -> Iterator[None]:
+        if fcntl is None:
+            yield
+            return
+        lock_path = self.path.with_name(self.path.name + ".lock")
+        try:
+            handle = open(lock_path, "a+b")  # noqa: SIM115 - closed below
+        except OSError as exc:
+            raise RepositoryError(str(self.path), f"cannot open lock file: {exc}") from exc
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+            handle.close()
+
+    @contextlib.contextmanager
+    def _connect(self, *, write: bool) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A connection to the file, under the lock file, retried while DuckDB says locked."""
+        with self._locked(exclusive=write):
+            deadline = time.monotonic() + self.timeout
+            delay = 0.01
+            while True:
+                try:
+                    con = duckdb.connect(str(self.path), read_only=not write)
+                    break
+                except duckdb.IOException as exc:
+                    if "lock" not in str(exc).lower() or time.monotonic() > deadline:
+                        raise RepositoryError(str(self.path), f"cannot open: {exc}") from exc
+                    time.sleep(delay * (0.5 + random.random()))
+                    delay = min(delay * 2, 0.5)
+                except duckdb.Error as exc:
+                    raise RepositoryError(str(self.path), f"cannot open: {exc}") from exc
+            try:
+                yield con
+            finally:
+                con.close()
+
+    def _write(self, key: ResultKey, rows: Sequence[Mapping[str, Any]]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        table = pa.Table.from_pylist([dict(r) for r in rows], schema=_SCHEMA)
+        with self._connect(write=True) as con:
+            try:
+                con.execute(_CREATE)
+                con.execute("BEGIN TRANSACTION")
+                con.execute(
+                    f"DELETE FROM {_TABLE} WHERE dataset = ? AND dataset_date = ? AND tags = ?",
+                    [key.dataset, key.dataset_date, key.tags_json],
+                )
+                con.register("_av_rows", table)
+                con.execute(f"INSERT INTO {_TABLE} SELECT * FROM _av_rows")
+                con.execute("COMMIT")
+            except duckdb.Error as exc:
+                with contextlib.suppress(duckdb.Error):
+                    con.execute("ROLLBACK")
+                raise RepositoryError(str(self.path), f"cannot save {key}: {exc}") from exc
+
+    def _read(
+        self, dataset: str | None, after: int | None, before: int | None
+    ) -> list[AnalysisResult]:
+        if not self.path.exists():
+            return []
+        conditions, params = [], []
+        for sql, value in (
+            ("dataset = ?", dataset),
+            ("dataset_date >= ?", after),
+            ("dataset_date <= ?", before),
+        ):
+            if value is not None:
+                conditions.append(sql)
+                params.append(value)
+        where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
+        with self._connect(write=False) as con:
+            try:
+                exists = con.execute(
+                    "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [_TABLE]
+                ).fetchone()
+                if not exists or not exists[0]:
+                    return []
+                rows = con.execute(
+                    f"SELECT {', '.join(ROW_FIELDS)} FROM {_TABLE}{where}", params
+                ).fetchall()
+            except duckdb.Error as exc:
+                raise RepositoryError(str(self.path), f"cannot read: {exc}") from exc
+        return results_from_rows(dict(zip(ROW_FIELDS, row, strict=True)) for row in rows)

@@ -1,0 +1,127 @@
+"""A metrics repository of files in a directory: one JSON or Parquet file per save.
+
+Layout: ``<root>/<dataset>/<dataset_date>-<save id>.json`` (or ``.parquet``),
+the dataset's name percent-encoded. Each save writes a new file (to a
+temporary name, then renamed into place, which is atomic on a POSIX
+filesystem) and never rewrites one, so any number of processes may save
+concurrently without a lock and lose nothing. Saving a key again adds a newer
+file; reads keep, per key, the newest save (by its time in nanoseconds, then
+its random id). A file holds the same rows as the DuckDB store
+(:data:`~autovalidate.repository.base.ROW_FIELDS`); a directory may mix both
+formats.
+
+This is Deequ's ``FileSystemMetricsRepository`` made safe for concurrent
+writers: Deequ rewrites one JSON file, and of two concurrent writers one loses.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import urllib.parse
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from autovalidate.errors import ParameterError, RepositoryError
+from autovalidate.repository.base import (
+    AnalysisResult,
+    MetricsRepository,
+    ResultKey,
+    results_from_rows,
+)
+from autovalidate.repository.duckdb import _SCHEMA
+
+__all__ = ["FileSystemMetricsRepository"]
+
+_FORMATS = ("json", "parquet")
+
+
+class FileSystemMetricsRepository(MetricsRepository):
+    """Metrics history as files under a directory (created on the first save).
+
+    Parameters
+    ----------
+    root
+        The directory.
+    file_format
+        ``"json"`` or ``"parquet"``: how new saves are written (both are read).
+
+    Raises
+    ------
+    ParameterError
+        If ``file_format`` is neither.
+    """
+
+    def __init__(self, root: str | os.PathLike[str], *, file_format: str = "json") -> None:
+        if file_format not in _FORMATS:
+            raise ParameterError(f"file_format must be 'json' or 'parquet', got {file_format!r}")
+        self.root = Path(root)
+        self.file_format = file_format
+
+    def __repr__(self) -> str:
+        return f"FileSystemMetricsRepository({str(self.root)!r}, file_format={self.file_format!r})"
+
+    def _dataset_dir(self, dataset: str) -> Path:
+        return self.root / urllib.parse.quote(dataset, safe="")
+
+    def _write(self, key: ResultKey, rows: Sequence[Mapping[str, Any]]) -> None:
+        directory = self._dataset_dir(key.dataset)
+        save_id = rows[0]["save_id"]
+        final = directory / f"{key.dataset_date}-{save_id}.{self.file_format}"
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".part")
+            try:
+                with os.fdopen(fd, "wb") as handle:
+                    if self.file_format == "json":
+                        doc = {"key": key.to_dict(), "rows": [dict(r) for r in rows]}
+                        handle.write(json.dumps(doc, ensure_ascii=False).encode("utf-8"))
+                    else:
+                        pq.write_table(
+                            pa.Table.from_pylist([dict(r) for r in rows], schema=_SCHEMA), handle
+                        )
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                os.replace(tmp, final)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+        except OSError as exc:
+            raise RepositoryError(str(self.root), f"cannot save {key}: {exc}") from exc
+
+    def _read(
+        self, dataset: str | None, after: int | None, before: int | None
+    ) -> list[AnalysisResult]:
+        if dataset is not None:
+            directories = [self._dataset_dir(dataset)]
+        elif self.root.is_dir():
+            directories = [d for d in self.root.iterdir() if d.is_dir()]
+        else:
+            directories = []
+        rows: list[dict[str, Any]] = []
+        for directory in directories:
+            if not directory.is_dir():
+                continue
+            for path in directory.iterdir():
+                if path.name.startswith(".") or path.suffix not in (".json", ".parquet"):
+                    continue
+                date = int(path.stem.rsplit("-", 1)[0])
+                if (after is not None and date < after) or (before is not None and date > before):
+                    continue
+                rows.extend(_read_file(path))
+        return results_from_rows(rows)
+
+
+def _read_file(path: Path) -> list[dict[str, Any]]:
+    try:
+        if path.suffix == ".json":
+            rows: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))["rows"]
+            return rows
+        return pq.read_table(path).to_pylist()
+    except (OSError, ValueError, KeyError, pa.ArrowException) as exc:
+        raise RepositoryError(str(path), f"unreadable metrics file: {exc}") from exc
