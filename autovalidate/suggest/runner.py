@@ -34,6 +34,7 @@ from autovalidate.constraint import PatternConstraint
 from autovalidate.engines.spark import is_spark_dataframe
 from autovalidate.errors import ParameterError
 from autovalidate.io import column_values, csv_as_text, is_csv_path, quote_identifier, to_relation
+from autovalidate.metrics import Size
 from autovalidate.suggest.profile import (
     DEFAULT_CARDINALITY_THRESHOLD,
     ColumnProfiles,
@@ -89,6 +90,13 @@ class ConstraintSuggestionResult:
     def num_records(self) -> int:
         """Rows the suggestions were made from."""
         return self.column_profiles.num_records
+
+    @property
+    def test_records(self) -> int | None:
+        """Rows of the test set, ``None`` without a split."""
+        if self.evaluation is None:
+            return None
+        return int(self.evaluation.metrics.metric(Size()).value or 0)  # type: ignore[arg-type]
 
     def suggestions_for(self, column: str) -> list[ConstraintSuggestion]:
         """The suggestions for one column."""
@@ -147,6 +155,7 @@ class ConstraintSuggestionResult:
         if self.evaluation is not None:
             out["evaluation"] = {
                 "status": self.evaluation.status.value,
+                "test_records": self.test_records,
                 "constraints": self.evaluation_rows(),
             }
         return out
@@ -310,7 +319,13 @@ class ConstraintSuggestionRunBuilder:
                     CheckLevel.WARNING,
                     tuple(s.constraint for s in suggestions),
                 ).to_check()
-                evaluation = VerificationSuite().on_data(test).add_check(check).run()
+                evaluation = (
+                    VerificationSuite()
+                    .on_data(test)
+                    .add_check(check)
+                    .add_required_analyzer(Size())
+                    .run()
+                )
         return ConstraintSuggestionResult(profiles, tuple(suggestions), pattern_rule, evaluation)
 
 
