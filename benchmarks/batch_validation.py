@@ -127,9 +127,7 @@ class Timespan:
     changed_cells: int  # cells of the next batch that differ between dirty and clean
 
 
-def timespans(
-    clean: pd.DataFrame, dirty: pd.DataFrame, count: int, history: int
-) -> list[Timespan]:
+def timespans(clean: pd.DataFrame, dirty: pd.DataFrame, count: int, history: int) -> list[Timespan]:
     """The batches of every timespan (see the module docstring)."""
     n = len(clean)
     size = n // (history + 1)
@@ -176,7 +174,9 @@ def linf(reference: pd.Series, current: pd.Series) -> float:
     if ref.empty or cur.empty:
         return 0.0 if ref.empty and cur.empty else 1.0
     keys = ref.index.union(cur.index)
-    return float((ref.reindex(keys, fill_value=0.0) - cur.reindex(keys, fill_value=0.0)).abs().max())
+    return float(
+        (ref.reindex(keys, fill_value=0.0) - cur.reindex(keys, fill_value=0.0)).abs().max()
+    )
 
 
 def binned_linf(reference: pd.Series, current: pd.Series, bins: int = BINS) -> float:
@@ -278,11 +278,31 @@ class Score:
         }
 
 
-def _timed(score: Score, dirty: bool, decide: Callable[[], bool]) -> None:
+def _timed(score: Score, dirty: bool, decide: Callable[..., bool], *args: Any) -> None:
     started = time.perf_counter()
-    rejected = decide()
+    rejected = decide(*args)
     score.seconds += time.perf_counter() - started
     score.add(dirty, rejected)
+
+
+def _forecast_rejects(
+    span: Timespan,
+    repo: InMemoryMetricsRepository,
+    table: str,
+    strategy: AnomalyDetectionStrategy,
+    rejected_statistics: dict[str, int] | None,
+) -> bool:
+    """The library's batch validation; counts the statistics that reject, when asked."""
+    result = validate_batch(span.next_batch, repo, table, strategy=strategy)
+    if rejected_statistics is not None:
+        for s in result.rejecting:
+            name = f"{s.name}({s.column})"
+            rejected_statistics[name] = rejected_statistics.get(name, 0) + 1
+    return not result.accepted
+
+
+def _ks_rejects(union: pd.DataFrame, batch: pd.DataFrame, numeric: Sequence[str]) -> bool:
+    return ks_rejects(ks_p_values(union, batch, numeric))
 
 
 METHODS = (
@@ -308,22 +328,14 @@ def evaluate_table(table: str, count: int, history: int) -> dict[str, Any]:
         for i, batch in enumerate(span.history):
             record_batch(batch, repo, ResultKey(table, i))
         recording = time.perf_counter() - started
-
-        def forecast(strategy: AnomalyDetectionStrategy) -> bool:
-            result = validate_batch(span.next_batch, repo, table, strategy=strategy)
-            if strategy == ExponentialSmoothingStrategy(CONFIDENCE):
-                for s in result.rejecting:
-                    name = f"{s.name}({s.column})"
-                    rejected_statistics[name] = rejected_statistics.get(name, 0) + 1
-            return not result.accepted
-
         tracked = len(repo.load().for_dataset(table).get()[-1].metrics)
         for name, strategy in (
             ("forecast", ExponentialSmoothingStrategy(CONFIDENCE)),
             ("forecast-bonferroni", ExponentialSmoothingStrategy(1 - (1 - CONFIDENCE) / tracked)),
             ("batch-normal", BatchNormalStrategy(3.0, 3.0)),
         ):
-            _timed(scores[name], span.dirty, lambda s=strategy: forecast(s))
+            counts = rejected_statistics if name == "forecast" else None
+            _timed(scores[name], span.dirty, _forecast_rejects, span, repo, table, strategy, counts)
             scores[name].seconds += recording
         numeric = numeric_columns(span.history)
         union = pd.concat(span.history, ignore_index=True)
@@ -333,7 +345,7 @@ def evaluate_table(table: str, count: int, history: int) -> dict[str, Any]:
                 scores[f"tfdv-linf-{label}@{t}"].add(
                     span.dirty, any(d > t for d in distances.values())
                 )
-        _timed(scores["ks"], span.dirty, lambda: ks_rejects(ks_p_values(union, span.next_batch, numeric)))
+        _timed(scores["ks"], span.dirty, _ks_rejects, union, span.next_batch, numeric)
     positives = [s for s in spans if s.dirty]
     return {
         "table": table,
@@ -375,7 +387,10 @@ LABELS = {
     "forecast": "forecast (001: exp. smoothing, 90 % interval)",
     "forecast-bonferroni": "forecast, Bonferroni-corrected intervals (not in 001)",
     "batch-normal": "Deequ BatchNormal (3 sd) on the same statistics",
-    **{f"tfdv-linf-union@{t}": f"TFDV-style L-inf vs history, threshold {t}" for t in TFDV_THRESHOLDS},
+    **{
+        f"tfdv-linf-union@{t}": f"TFDV-style L-inf vs history, threshold {t}"
+        for t in TFDV_THRESHOLDS
+    },
     **{
         f"tfdv-linf-previous@{t}": f"TFDV-style L-inf vs previous batch, threshold {t}"
         for t in TFDV_THRESHOLDS
@@ -401,7 +416,8 @@ def markdown(doc: dict[str, Any]) -> str:
     ]
     for m in METHODS:
         cells = [
-            f"{t['methods'][m]['accuracy']:.2f} / {t['methods'][m]['f1']:.2f}" for t in doc["tables"]
+            f"{t['methods'][m]['accuracy']:.2f} / {t['methods'][m]['f1']:.2f}"
+            for t in doc["tables"]
         ]
         lines.append(f"| {LABELS[m]} | " + " | ".join(cells) + " |")
     lines += [
@@ -421,7 +437,9 @@ def markdown(doc: dict[str, Any]) -> str:
     lines += ["", "Precision / recall of the forecast (001):", ""]
     for t in doc["tables"]:
         s = t["methods"]["forecast"]
-        top = ", ".join(f"{k} {v}" for k, v in list(t["forecast_rejections_by_statistic"].items())[:5])
+        top = ", ".join(
+            f"{k} {v}" for k, v in list(t["forecast_rejections_by_statistic"].items())[:5]
+        )
         lines.append(
             f"* {t['table']}: precision {s['precision']:.2f}, recall {s['recall']:.2f} "
             f"(TP {s['tp']}, FP {s['fp']}, TN {s['tn']}, FN {s['fn']}); statistics most often "

@@ -29,9 +29,9 @@ class OnlineNormalStrategy(AnomalyDetectionStrategy):
     The first ``ignore_start_percentage`` of the series is never flagged (too
     little history); with ``ignore_anomalies`` an anomalous value does not
     update the running statistics. A missing factor means no bound on that side.
-    Because the value itself enters the mean and deviation it is compared
-    with, the ``n``-th value can be at most ``(n - 1) / sqrt(n)`` deviations
-    away: a factor of 3 flags nothing in the first 10 points.
+    Because the value itself enters the mean and (population) deviation it is
+    compared with, the ``n``-th value can be at most ``sqrt(n - 1)`` deviations
+    away: a factor of 3 flags nothing among the first 10 points.
 
     Parameters
     ----------

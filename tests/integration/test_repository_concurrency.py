@@ -1,4 +1,4 @@
-"""Several processes write to one repository at once; no result is lost (real DuckDB, real files)."""
+"""Several processes write to one repository at once and lose nothing (real DuckDB, real files)."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ import pytest
 from autovalidate.checks import Check, CheckLevel, ConstrainableDataType, VerificationSuite
 from autovalidate.constraint import PatternConstraint
 from autovalidate.errors import ColumnNotFoundError, ParameterError
-from autovalidate.metrics import DataTypeInstance, Size
+from autovalidate.metrics import DataTypeInstance
 from autovalidate.suggest import ConstraintSuggestionRunner, profile_columns
 from autovalidate.suite import ConstraintSuite
 

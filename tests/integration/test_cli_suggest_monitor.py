@@ -1,0 +1,251 @@
+"""The CLI end to end on real tables: suggest for whole tables, validate suites, metrics history,
+validate-batch; exit codes 0/1/2 and one-line errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from autovalidate.cli import app
+
+runner = CliRunner()
+
+
+def run(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def test_suggest_whole_table_out_and_validate(dirty_clean, tmp_path):
+    clean, dirty = dirty_clean / "flights" / "clean.csv", dirty_clean / "flights" / "dirty.csv"
+    suite = tmp_path / "flights.json"
+    res = run("suggest", clean, "--out", suite, "--json")
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    assert doc["pattern_rule"].startswith("skipped") and doc["num_records"] == 2376
+    columns = {s["column"] for s in doc["suggestions"]}
+    assert columns == set(pd.read_csv(clean, nrows=0).columns)
+    first = doc["suggestions"][0]
+    assert {"reason", "code", "constraint"} <= set(first)
+    assert json.loads(suite.read_text())["version"] == 2
+    ok = run("validate", clean, "--constraints", suite, "--json")
+    assert ok.exit_code == 0, ok.output
+    assert json.loads(ok.output)["status"] == "Success"
+    bad = run("validate", dirty, "--constraints", suite, "--json")
+    assert bad.exit_code == 1
+    results = json.loads(bad.output)["results"]
+    failed = {r["label"] for r in results if not r["passed"]}
+    assert ".is_complete('act_dep_time')" in failed  # dirty flights lose times
+    table = run("validate", dirty, "--constraints", suite)
+    assert table.exit_code == 1 and "FAILED" in table.output and "status: Error" in table.output
+
+
+def test_suggest_table_output_says_the_pattern_rule_was_skipped(dirty_clean):
+    res = run("suggest", dirty_clean / "rayyan" / "clean.csv")
+    assert res.exit_code == 0, res.output
+    assert "pattern rule skipped" in res.output and "CompleteIf" not in res.output
+    assert ".is_complete('id')" in res.output
+
+
+def test_suggest_table_with_an_index_and_a_split(small_index, tmp_path):
+    data = tmp_path / "events.csv"
+    rng = np.random.default_rng(0)
+    rows = [
+        f"{rng.integers(1, 13):02d}/{rng.integers(1, 29):02d}/{rng.integers(1990, 2020)},"
+        f"{rng.choice(['Open', 'Closed'])}"
+        for _ in range(300)
+    ]
+    data.write_text("day,status\n" + "\n".join(rows) + "\n")
+    res = run(
+        "suggest",
+        data,
+        "--index",
+        small_index.path,
+        "--r",
+        "0.5",
+        "--m",
+        "1",
+        "--test-ratio",
+        "0.5",
+        "--json",
+    )
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    assert doc["pattern_rule"] == "applied"
+    patterns = [s for s in doc["suggestions"] if s["rule"] == "AutoValidatePatternRule"]
+    assert {s["column"] for s in patterns} >= {"day"}
+    evaluation = doc["evaluation"]
+    assert evaluation["test_records"] + doc["num_records"] == 300
+    assert len(evaluation["constraints"]) == len(doc["suggestions"])
+    day = [r for r in evaluation["constraints"] if r["rule"] == "AutoValidatePatternRule"]
+    assert day[0]["status"] == "Success" and day[0]["coverage"] == 1.0
+
+
+def test_warning_level_failures_exit_zero(dirty_clean, tmp_path):
+    clean, dirty = dirty_clean / "flights" / "clean.csv", dirty_clean / "flights" / "dirty.csv"
+    suite = tmp_path / "warn.json"
+    assert run("suggest", clean, "--level", "warning", "--out", suite).exit_code == 0
+    res = run("validate", dirty, "-c", suite, "--json")
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["status"] == "Warning"
+
+
+def _batches(dirty_clean: Path, tmp_path: Path) -> tuple[list[Path], Path, Path]:
+    clean = pd.read_csv(dirty_clean / "beers" / "clean.csv", dtype=str, keep_default_na=False)
+    dirty = pd.read_csv(dirty_clean / "beers" / "dirty.csv", dtype=str, keep_default_na=False)
+    dirty.columns = clean.columns
+    perm = np.random.default_rng(5).permutation(len(clean))
+    size = 200
+    history = []
+    for i in range(6):
+        path = tmp_path / f"batch{i}.csv"
+        clean.iloc[perm[i * size : (i + 1) * size]].to_csv(path, index=False)
+        history.append(path)
+    rows = perm[6 * size : 7 * size]
+    next_clean, next_dirty = tmp_path / "next_clean.csv", tmp_path / "next_dirty.csv"
+    clean.iloc[rows].to_csv(next_clean, index=False)
+    dirty.iloc[rows].to_csv(next_dirty, index=False)
+    return history, next_clean, next_dirty
+
+
+@pytest.mark.parametrize("store", ["metrics.duckdb", "metrics-dir"])
+def test_metrics_record_history_and_validate_batch(dirty_clean, tmp_path, store):
+    history, next_clean, next_dirty = _batches(dirty_clean, tmp_path)
+    repo = tmp_path / store
+    too_early = run("validate-batch", next_clean, "-r", repo, "-d", "beers")
+    assert too_early.exit_code == 2 and "at least 3" in too_early.output
+    for day, path in enumerate(history, start=1):
+        res = run(
+            "metrics",
+            "record",
+            path,
+            "-r",
+            repo,
+            "-d",
+            "beers",
+            "--date",
+            f"2024-03-0{day}",
+            "--tag",
+            "source=crawl",
+            "--json",
+        )
+        assert res.exit_code == 0, res.output
+    recorded = json.loads(res.output)
+    assert recorded["key"]["tags"] == {"source": "crawl"}
+    names = {m["name"] for m in recorded["metrics"]}
+    assert names == {
+        "Completeness",
+        "ApproxCountDistinct",
+        "Mean",
+        "StandardDeviation",
+        "Minimum",
+        "Maximum",
+    }
+    hist = run(
+        "metrics",
+        "history",
+        "-r",
+        repo,
+        "-d",
+        "beers",
+        "--metric",
+        "Mean",
+        "--column",
+        "abv",
+        "--after",
+        "2024-03-02",
+        "--json",
+    )
+    assert hist.exit_code == 0
+    points = json.loads(hist.output)["history"]
+    assert [p["date"][:10] for p in points] == [f"2024-03-0{d}" for d in range(2, 7)]
+    wide = run(
+        "validate-batch",
+        next_clean,
+        "-r",
+        repo,
+        "-d",
+        "beers",
+        "--tag",
+        "source=crawl",
+        "--confidence",
+        "0.999999",
+        "--json",
+    )
+    assert wide.exit_code == 0, wide.output
+    assert json.loads(wide.output)["accepted"] is True
+    rejected = run("validate-batch", next_dirty, "-r", repo, "-d", "beers", "--record")
+    assert rejected.exit_code == 1 and "rejected" in rejected.output
+    assert "recorded" not in rejected.output
+    recorded_now = run(
+        "validate-batch",
+        next_clean,
+        "-r",
+        repo,
+        "-d",
+        "beers",
+        "--confidence",
+        "0.999999",
+        "--record",
+        "--date",
+        "2024-03-07",
+        "--json",
+    )
+    assert recorded_now.exit_code == 0
+    assert json.loads(recorded_now.output)["recorded"]["date"].startswith("2024-03-07")
+    table = run("metrics", "history", "-r", repo, "-d", "beers", "--metric", "Size")
+    assert table.exit_code == 0 and "0 values" in table.output
+
+
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["suggest", "{clean}", "--column", "src"], "give --index"),
+        (["suggest", "{clean}", "--test-ratio", "1"], "test set ratio"),
+        (["metrics", "record", "{clean}", "-r", "{repo}", "-d", "f", "--tag", "oops"], "KEY=VALUE"),
+        (
+            ["metrics", "record", "{clean}", "-r", "{repo}", "-d", "f", "--date", "monday"],
+            "ISO-8601",
+        ),
+        (["validate", "{clean}", "-c", "{anomaly_suite}"], "needs a metrics repository"),
+    ],
+)
+def test_errors_are_one_line_with_exit_code_2(dirty_clean, tmp_path, args, needle):
+    anomaly_suite = tmp_path / "anomaly.json"
+    anomaly_suite.write_text(
+        json.dumps(
+            {
+                "format": "autovalidate-suite",
+                "version": 2,
+                "checks": [
+                    {
+                        "description": "size",
+                        "level": "Error",
+                        "constraints": [
+                            {
+                                "kind": "deequ",
+                                "constraint": "has_no_anomalies",
+                                "analyzer": {"analyzer": "Size", "where": None},
+                                "strategy": {"strategy": "OnlineNormal"},
+                                "dataset": "flights",
+                            }
+                        ],
+                    }
+                ],
+            }
+        )
+    )
+    names = {
+        "clean": dirty_clean / "flights" / "clean.csv",
+        "repo": tmp_path / "m.duckdb",
+        "anomaly_suite": anomaly_suite,
+    }
+    res = run(*[a.format(**names) for a in args])
+    assert res.exit_code == 2, res.output
+    lines = [ln for ln in res.output.splitlines() if ln.strip()]
+    assert lines[0].startswith("error:") and needle in " ".join(lines), res.output
+    assert "Traceback" not in res.output
