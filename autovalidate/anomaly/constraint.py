@@ -89,34 +89,21 @@ class AnomalyConstraint(Constraint):
             "dataset": self.dataset,
             "history": len(history),
         }
-        if not history:
+
+        def failure(message: str) -> ConstraintResult:
             return self._result(
-                ConstraintStatus.FAILURE,
-                f"{ASSERTION_EXCEPTION}: {NO_HISTORY}",
-                metric=metric,
-                value=value,
-                details=details,
+                ConstraintStatus.FAILURE, message, metric=metric, value=value, details=details
             )
+
+        if not history:
+            return failure(f"{ASSERTION_EXCEPTION}: {NO_HISTORY}")
         new_point = DataPoint(max(p.time for p in history) + 1, float(value))
         try:
             result = AnomalyDetector(self.strategy).is_new_point_anomalous(history, new_point)
         except Exception as exc:  # noqa: BLE001 - a strategy that cannot decide is a finding
-            return self._result(
-                ConstraintStatus.FAILURE,
-                f"{ASSERTION_EXCEPTION}: {exc}!",
-                metric=metric,
-                value=value,
-                details=details,
-            )
+            return failure(f"{ASSERTION_EXCEPTION}: {exc}!")
         if result.points:
             details.update(result.points[-1][1].to_dict())
         if result.is_anomalous:
-            detail = result.anomalies[-1][1].detail
-            return self._result(
-                ConstraintStatus.FAILURE,
-                f"Value: {value} is an anomaly. {detail}",
-                metric=metric,
-                value=value,
-                details=details,
-            )
+            return failure(f"Value: {value} is an anomaly. {result.anomalies[-1][1].detail}")
         return self._result(ConstraintStatus.SUCCESS, metric=metric, value=value, details=details)

@@ -447,34 +447,30 @@ def fractional_categorical_range(
 # -- text ---------------------------------------------------------------------------------
 
 
-def has_min_length(profile: ColumnProfile, context: RuleContext) -> ConstraintSuggestion | None:
-    """``has_min_length >= shortest`` for a String column (Deequ ``HasMinLength``)."""
-    if profile.min_length is None:
+def _length_suggestion(
+    rule: str, profile: ColumnProfile, metric: str, op: str, bound: int | None
+) -> ConstraintSuggestion | None:
+    if bound is None:
         return None
     return _suggestion(
-        "HasMinLength",
+        rule,
         profile,
-        f"The length of '{profile.column}' >= {profile.min_length}",
-        f"MinLength: {profile.min_length}",
+        f"The length of '{profile.column}' {op} {bound}",
+        f"{metric}: {bound}",
         ConstraintSpec(
-            "has_min_length", {"column": profile.column}, Assertion(">=", profile.min_length)
+            f"has_{metric[:3].lower()}_length", {"column": profile.column}, Assertion(op, bound)
         ),
     )
+
+
+def has_min_length(profile: ColumnProfile, context: RuleContext) -> ConstraintSuggestion | None:
+    """``has_min_length >= shortest`` for a String column (Deequ ``HasMinLength``)."""
+    return _length_suggestion("HasMinLength", profile, "MinLength", ">=", profile.min_length)
 
 
 def has_max_length(profile: ColumnProfile, context: RuleContext) -> ConstraintSuggestion | None:
     """``has_max_length <= longest`` for a String column (Deequ ``HasMaxLength``)."""
-    if profile.max_length is None:
-        return None
-    return _suggestion(
-        "HasMaxLength",
-        profile,
-        f"The length of '{profile.column}' <= {profile.max_length}",
-        f"MaxLength: {profile.max_length}",
-        ConstraintSpec(
-            "has_max_length", {"column": profile.column}, Assertion("<=", profile.max_length)
-        ),
-    )
+    return _length_suggestion("HasMaxLength", profile, "MaxLength", "<=", profile.max_length)
 
 
 def pattern_rule(profile: ColumnProfile, context: RuleContext) -> ConstraintSuggestion | None:
