@@ -342,10 +342,10 @@ def validate_batch(
                 )
             )
             continue
-        result = AnomalyDetector(strategy).is_new_point_anomalous(
+        detection = AnomalyDetector(strategy).is_new_point_anomalous(
             series, DataPoint(newest + 1, float(value))
         )
-        point = result.points[-1][1]
+        point = detection.points[-1][1]
         status = "rejected" if point.is_anomaly else "accepted"
         if point.lower is None and point.upper is None and not point.is_anomaly and point.detail:
             status = "not checked"

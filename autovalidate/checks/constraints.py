@@ -160,11 +160,22 @@ class AssertionConstraint(Constraint):
 
 
 class PatternRuleResult(Protocol):
-    """What a pattern rule's decision offers (``PatternValidationResult``)."""
+    """What a pattern rule's decision offers (``PatternValidationResult``); read-only."""
 
-    passed: bool
-    message: str
-    nonconforming_fraction: float
+    @property
+    def passed(self) -> bool:
+        """Whether the batch passed."""
+        ...
+
+    @property
+    def message(self) -> str:
+        """One line for people."""
+        ...
+
+    @property
+    def nonconforming_fraction(self) -> float:
+        """Non-conforming / non-null values, in [0, 1]."""
+        ...
 
     def to_dict(self) -> dict[str, Any]:
         """Return the decision as plain data."""
@@ -176,10 +187,14 @@ class PatternRule(Protocol):
 
     ``regex`` is fully anchored and means the same in Python ``regex``, Java and
     RE2; ``evaluate_counts`` decides a batch from its counts of non-null values
-    not fully matching and of non-null values.
+    not fully matching and of non-null values. Attributes are read-only, so
+    frozen dataclasses qualify.
     """
 
-    regex: str
+    @property
+    def regex(self) -> str:
+        """The fully anchored regex."""
+        ...
 
     def evaluate_counts(self, n_nonconforming: int, n_values: int) -> PatternRuleResult:
         """Decide the batch."""
