@@ -257,11 +257,13 @@ class PatternConstraint:
             column = resolve_column(rel, column)
             col = f"CAST({quote_identifier(column)} AS VARCHAR)"
             literal = "'" + self.regex.replace("'", "''") + "'"
-            bad = f"{col} IS NOT NULL AND NOT regexp_full_match({col}, {literal})"
+            nonconforming = f"{col} IS NOT NULL AND NOT regexp_full_match({col}, {literal})"
             ((n_values, n_bad),) = rel.aggregate(
-                f"count({col}), count(*) FILTER (WHERE {bad})"
+                f"count({col}), count(*) FILTER (WHERE {nonconforming})"
             ).fetchall()
-            sample = [r[0] for r in rel.filter(bad).select(col).limit(examples).fetchall()]
+            sample = [
+                r[0] for r in rel.filter(nonconforming).select(col).limit(examples).fetchall()
+            ]
         except duckdb.Error as exc:
             raise DataError(f"cannot validate column {column!r}: {exc}") from exc
         finally:

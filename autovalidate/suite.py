@@ -53,6 +53,7 @@ def load_suite(path: str | Path) -> list[PatternConstraint]:
         doc: Any = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ConstraintFormatError(f"{p}: not JSON: {exc}") from exc
+    items: Any
     if isinstance(doc, dict) and doc.get("kind") == CONSTRAINT_KIND:
         items = [doc]
     elif isinstance(doc, dict) and doc.get("format") == SUITE_FORMAT:

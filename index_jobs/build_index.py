@@ -43,7 +43,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from autovalidate.errors import IndexBuildError, ParameterError
 from autovalidate.index.schema import METADATA_FILE, PATTERN_COLUMNS, PATTERNS_DIR, IndexMetadata
@@ -56,6 +56,7 @@ from autovalidate.patterns.enumeration import (
 )
 
 if TYPE_CHECKING:
+    from pyspark.accumulators import AccumulatorParam
     from pyspark.sql import SparkSession
 
 __all__ = ["BuildProgress", "build_index", "main"]
@@ -163,7 +164,9 @@ def build_index(
     _ship_package(sc)
     cores = max(1, sc.defaultParallelism)
     partitions = partitions or max(16, 16 * cores)
-    stats_acc = sc.accumulator({}, StatsAccumulatorParam())
+    stats_acc = sc.accumulator(
+        {}, cast("AccumulatorParam[dict[str, Any]]", StatsAccumulatorParam())
+    )
     staging = fs.sibling(out_uri, f".{fs.name(out_uri)}.tmp-{uuid.uuid4().hex[:12]}")
 
     def enumerate_partition(batches: Iterator[Any]) -> Iterator[Any]:
@@ -231,7 +234,7 @@ def build_index(
             spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")
         else:
             spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", previous_batch)
-        sc.setJobDescription(None)
+        sc.setJobDescription(None)  # type: ignore[arg-type]  # None clears the description
     if progress:
         progress(BuildProgress("done", 1, 1, time.time() - started))
     return meta
@@ -271,7 +274,9 @@ class _HadoopFs:
     """The few filesystem calls the job needs, through Hadoop's API (local, HDFS, S3...)."""
 
     def __init__(self, spark: SparkSession) -> None:
-        self._jvm = spark.sparkContext._jvm
+        jvm = spark.sparkContext._jvm
+        assert jvm is not None, "a classic (non-Connect) Spark session is needed"
+        self._jvm = jvm
         self._conf = spark.sparkContext._jsc.hadoopConfiguration()
 
     def _path(self, uri: str) -> Any:
@@ -403,13 +408,14 @@ def main(argv: list[str] | None = None) -> int:
 
     spark = SparkSession.builder.appName("autovalidate-index-build").getOrCreate()
 
-    last = {"phase": "", "at": 0.0}
+    last_phase, last_at = "", 0.0
 
     def report(p: BuildProgress) -> None:
         # a line per phase change, else at most one every 5 s (cluster logs, not a TTY)
-        if p.phase == last["phase"] and p.elapsed - last["at"] < 5.0:
+        nonlocal last_phase, last_at
+        if p.phase == last_phase and p.elapsed - last_at < 5.0:
             return
-        last.update(phase=p.phase, at=p.elapsed)
+        last_phase, last_at = p.phase, p.elapsed
         print(
             f"[{p.elapsed:7.1f}s] {p.phase}: {p.completed}/{p.total} tasks",
             file=sys.stderr,

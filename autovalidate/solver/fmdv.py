@@ -263,7 +263,7 @@ def _variants(
     for row in rows:
         groups.setdefault(row.signature, []).append(row)
     ordered = sorted(groups.items(), key=lambda kv: (-sum(r.weight for r in kv[1]), kv[0]))
-    variants = []
+    variants: list[_Variant] = []
     kept = [r for _, g in ordered for r in g]
     total = sum(r.weight for r in kept)
     for drop in range(len(ordered)):
@@ -314,14 +314,14 @@ def _plan(
             valid = True
             for row in rows:
                 cols = position_of[row.signature][s : e + 1]
-                present = [c for c in cols if c is not None]
-                if not present:
+                tokens_here = [c for c in cols if c is not None]
+                if not tokens_here:
                     absent = True
-                elif len(present) != len(cols):
+                elif len(tokens_here) != len(cols):
                     valid = False
                     break
                 else:
-                    sub_rows.add(row.value_tokens[present[0] : present[-1] + 1])
+                    sub_rows.add(row.value_tokens[tokens_here[0] : tokens_here[-1] + 1])
             if not valid or not sub_rows:
                 continue
             if not absent and len(sub_rows) == 1:
