@@ -25,8 +25,14 @@ import duckdb
 import regex
 
 from autovalidate.drift import TESTS, DriftTest, drift_test
-from autovalidate.errors import ColumnNotFoundError, ConstraintFormatError, DataError
-from autovalidate.io import column_values, is_value_sequence, quote_identifier, to_relation
+from autovalidate.errors import ConstraintFormatError, DataError
+from autovalidate.io import (
+    column_values,
+    is_value_sequence,
+    quote_identifier,
+    resolve_column,
+    to_relation,
+)
 
 __all__ = ["CONSTRAINT_KIND", "PatternConstraint", "PatternValidationResult"]
 
@@ -248,20 +254,16 @@ class PatternConstraint:
         con = con or duckdb.connect()
         try:
             rel = to_relation(data, con, all_varchar=True)
-            names = list(rel.columns)
-            if column is None:
-                if len(names) != 1:
-                    raise DataError(f"the table has {len(names)} columns; name one with column=")
-                column = names[0]
-            if column not in names:
-                raise ColumnNotFoundError(column, names)
+            column = resolve_column(rel, column)
             col = f"CAST({quote_identifier(column)} AS VARCHAR)"
             literal = "'" + self.regex.replace("'", "''") + "'"
-            bad = f"{col} IS NOT NULL AND NOT regexp_full_match({col}, {literal})"
+            nonconforming = f"{col} IS NOT NULL AND NOT regexp_full_match({col}, {literal})"
             ((n_values, n_bad),) = rel.aggregate(
-                f"count({col}), count(*) FILTER (WHERE {bad})"
+                f"count({col}), count(*) FILTER (WHERE {nonconforming})"
             ).fetchall()
-            sample = [r[0] for r in rel.filter(bad).select(col).limit(examples).fetchall()]
+            sample = [
+                r[0] for r in rel.filter(nonconforming).select(col).limit(examples).fetchall()
+            ]
         except duckdb.Error as exc:
             raise DataError(f"cannot validate column {column!r}: {exc}") from exc
         finally:

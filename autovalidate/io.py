@@ -36,6 +36,7 @@ __all__ = [
     "is_value_sequence",
     "non_null_values",
     "quote_identifier",
+    "resolve_column",
     "to_relation",
 ]
 
@@ -240,18 +241,32 @@ def column_values(
     con = con or duckdb.connect()
     try:
         rel = to_relation(data, con, all_varchar=True)
-        names = list(rel.columns)
-        if column is None:
-            if len(names) != 1:
-                raise DataError(f"the table has {len(names)} columns; name one with column=")
-            column = names[0]
-        if column not in names:
-            raise ColumnNotFoundError(column, names)
+        column = resolve_column(rel, column)
         rows = rel.select(f"CAST({quote_identifier(column)} AS VARCHAR)").fetchall()
         return [r[0] for r in rows]
     finally:
         if own:
             con.close()
+
+
+def resolve_column(rel: duckdb.DuckDBPyRelation, column: str | None) -> str:
+    """The column of ``rel`` to read: ``column``, or the only one if ``None``.
+
+    Raises
+    ------
+    ColumnNotFoundError
+        If ``column`` is not in the relation.
+    DataError
+        If ``column`` is ``None`` and the relation has several columns.
+    """
+    names = list(rel.columns)
+    if column is None:
+        if len(names) != 1:
+            raise DataError(f"the table has {len(names)} columns; name one with column=")
+        return names[0]
+    if column not in names:
+        raise ColumnNotFoundError(column, names)
+    return column
 
 
 def non_null_values(values: Iterable[str | None], column: str | None = None) -> list[str]:

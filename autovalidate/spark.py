@@ -72,6 +72,7 @@ def validate_spark(
             F.count(value).alias("n"),
             F.count(F.when(bad, True)).alias("bad"),
         ).first()
+        assert row is not None  # a global aggregation always has one row
         sample = (
             [r[0] for r in df.where(bad).select(value).limit(examples).collect()]
             if row["bad"]

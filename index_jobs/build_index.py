@@ -43,7 +43,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from autovalidate.errors import IndexBuildError, ParameterError
 from autovalidate.index.schema import METADATA_FILE, PATTERN_COLUMNS, PATTERNS_DIR, IndexMetadata
@@ -56,6 +56,7 @@ from autovalidate.patterns.enumeration import (
 )
 
 if TYPE_CHECKING:
+    from pyspark.accumulators import AccumulatorParam
     from pyspark.sql import SparkSession
 
 __all__ = ["BuildProgress", "build_index", "main"]
@@ -163,13 +164,15 @@ def build_index(
     _ship_package(sc)
     cores = max(1, sc.defaultParallelism)
     partitions = partitions or max(16, 16 * cores)
-    stats_acc = sc.accumulator({}, StatsAccumulatorParam())
+    stats_acc = sc.accumulator(
+        {}, cast("AccumulatorParam[dict[str, Any]]", StatsAccumulatorParam())
+    )
     staging = fs.sibling(out_uri, f".{fs.name(out_uri)}.tmp-{uuid.uuid4().hex[:12]}")
 
     def enumerate_partition(batches: Iterator[Any]) -> Iterator[Any]:
         return partition_states(batches, tau=tau, budget=budget, ladder=ladder, stats=stats_acc)
 
-    watcher = _ProgressWatcher(sc, started, progress) if progress else None
+    watcher = _ProgressWatcher(sc, started, partitions, progress) if progress else None
     previous_batch = spark.conf.get("spark.sql.execution.arrow.maxRecordsPerBatch", None)
     try:
         spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(_BATCH_COLUMNS))
@@ -231,7 +234,7 @@ def build_index(
             spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")
         else:
             spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", previous_batch)
-        sc.setJobDescription(None)
+        sc.setJobDescription(None)  # type: ignore[arg-type]  # None clears the description
     if progress:
         progress(BuildProgress("done", 1, 1, time.time() - started))
     return meta
@@ -271,7 +274,9 @@ class _HadoopFs:
     """The few filesystem calls the job needs, through Hadoop's API (local, HDFS, S3...)."""
 
     def __init__(self, spark: SparkSession) -> None:
-        self._jvm = spark.sparkContext._jvm
+        jvm = spark.sparkContext._jvm
+        assert jvm is not None, "a classic (non-Connect) Spark session is needed"
+        self._jvm = jvm
         self._conf = spark.sparkContext._jsc.hadoopConfiguration()
 
     def _path(self, uri: str) -> Any:
@@ -338,18 +343,23 @@ class _HadoopFs:
 
 
 class _ProgressWatcher:
-    """Polls Spark's status tracker and reports the tasks of the running job's stages.
+    """Polls Spark's status tracker and reports the running stage's tasks by phase.
 
-    The build's main job has three stages: reading and spreading the lake,
-    enumerating patterns with partial states, merging and writing.
+    With adaptive query execution Spark runs each shuffle stage as a job of
+    its own, so phases are told apart by what is known for sure: the
+    enumeration stage has exactly ``partitions`` tasks (the job repartitions
+    the lake to that); stages before it read the lake, stages after it merge
+    partial states and write.
     """
 
-    _LABELS = ("read lake", "enumerate patterns", "merge and write")
-
-    def __init__(self, sc: Any, started: float, callback: Callable[[BuildProgress], None]):
+    def __init__(
+        self, sc: Any, started: float, partitions: int, callback: Callable[[BuildProgress], None]
+    ):
         self._tracker = sc.statusTracker()
         self._started = started
+        self._partitions = partitions
         self._callback = callback
+        self._enumerated = False
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="index-progress", daemon=True)
 
@@ -368,31 +378,18 @@ class _ProgressWatcher:
                 return
 
     def _poll(self) -> None:
-        jobs = sorted(self._tracker.getActiveJobsIds())
-        if not jobs:
+        stages = [self._tracker.getStageInfo(s) for s in sorted(self._tracker.getActiveStageIds())]
+        stages = [s for s in stages if s is not None and s.numTasks > 0]
+        if not stages:
             return
-        info = self._tracker.getJobInfo(jobs[0])
-        if info is None:
-            return
-        stage_ids = sorted(info.stageIds)
-        active = set(self._tracker.getActiveStageIds())
-        for position, stage_id in enumerate(stage_ids):
-            if stage_id not in active:
-                continue
-            stage = self._tracker.getStageInfo(stage_id)
-            if stage is None:
-                continue
-            label = (
-                self._LABELS[position]
-                if len(stage_ids) == len(self._LABELS)
-                else f"stage {position + 1}/{len(stage_ids)}"
-            )
-            self._callback(
-                BuildProgress(
-                    label, stage.numCompletedTasks, stage.numTasks, time.time() - self._started
-                )
-            )
-            return
+        enumerating = [s for s in stages if s.numTasks == self._partitions]
+        if enumerating:
+            self._enumerated = True
+            stage, phase = enumerating[0], "enumerate patterns"
+        else:
+            stage, phase = stages[0], ("merge and write" if self._enumerated else "read lake")
+        elapsed = time.time() - self._started
+        self._callback(BuildProgress(phase, stage.numCompletedTasks, stage.numTasks, elapsed))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -411,7 +408,14 @@ def main(argv: list[str] | None = None) -> int:
 
     spark = SparkSession.builder.appName("autovalidate-index-build").getOrCreate()
 
+    last_phase, last_at = "", 0.0
+
     def report(p: BuildProgress) -> None:
+        # a line per phase change, else at most one every 5 s (cluster logs, not a TTY)
+        nonlocal last_phase, last_at
+        if p.phase == last_phase and p.elapsed - last_at < 5.0:
+            return
+        last_phase, last_at = p.phase, p.elapsed
         print(
             f"[{p.elapsed:7.1f}s] {p.phase}: {p.completed}/{p.total} tasks",
             file=sys.stderr,

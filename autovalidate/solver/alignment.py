@@ -62,6 +62,12 @@ class Alignment:
     width: int
     positions: tuple[tuple[int | None, ...], ...]
 
+    def restrict(self, keep: Sequence[int]) -> Alignment:
+        """The alignment of the sequences ``keep`` alone: their rows, without empty columns."""
+        rows = [self.positions[i] for i in keep]
+        used = [c for c in range(self.width) if any(r[c] is not None for r in rows)]
+        return Alignment(len(used), tuple(tuple(r[c] for c in used) for r in rows))
+
 
 def align(sequences: Sequence[Sequence[str]], weights: Sequence[int] | None = None) -> Alignment:
     """Greedy progressive multiple-sequence alignment.
@@ -72,7 +78,10 @@ def align(sequences: Sequence[Sequence[str]], weights: Sequence[int] | None = No
         Token-class sequences (see :func:`token_class`), each non-empty.
     weights
         How many values share each sequence; the heaviest is aligned first
-        and weighs most in the profile.
+        and weighs most in the profile; equal weights keep the input order.
+        Since each sequence is aligned against the ones before it only, the
+        alignment of the first k sequences in that order is this alignment
+        restricted to them (see :meth:`Alignment.restrict`).
 
     Returns
     -------
@@ -88,7 +97,7 @@ def align(sequences: Sequence[Sequence[str]], weights: Sequence[int] | None = No
     if n == 0:
         return Alignment(0, ())
     weights = list(weights) if weights is not None else [1] * n
-    order = sorted(range(n), key=lambda i: (-weights[i], -len(sequences[i]), i))
+    order = sorted(range(n), key=lambda i: (-weights[i], i))
     first = order[0]
     profile: list[Counter[str]] = [Counter({c: weights[first]}) for c in sequences[first]]
     # rows[i] = column -> token index, for sequences aligned so far
@@ -144,6 +153,9 @@ def _align_to_profile(
     p, s = len(profile), len(seq)
     profile = profile[::-1]
     seq = seq[::-1]
+    # each profile column is scored once per distinct class of the sequence
+    classes = set(seq)
+    column_scores = [{cls: _column_score(col, cls) for cls in classes} for col in profile]
     score = [[0.0] * (s + 1) for _ in range(p + 1)]
     move = [[""] * (s + 1) for _ in range(p + 1)]
     for i in range(1, p + 1):
@@ -153,9 +165,9 @@ def _align_to_profile(
         score[0][j] = score[0][j - 1] + _GAP
         move[0][j] = "left"
     for i in range(1, p + 1):
-        col = profile[i - 1]
+        col_score = column_scores[i - 1]
         for j in range(1, s + 1):
-            diag = score[i - 1][j - 1] + _column_score(col, seq[j - 1])
+            diag = score[i - 1][j - 1] + col_score[seq[j - 1]]
             up = score[i - 1][j] + _GAP  # profile column without a token of seq
             left = score[i][j - 1] + _GAP  # token of seq in a new column
             best = max(diag, up, left)

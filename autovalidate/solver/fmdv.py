@@ -37,7 +37,7 @@ from autovalidate.patterns.enumeration import MAX_TAU
 from autovalidate.patterns.hierarchy import escape_literal
 from autovalidate.patterns.render import pattern_regex
 from autovalidate.patterns.tokens import Token, tokenize
-from autovalidate.solver.alignment import align, token_class
+from autovalidate.solver.alignment import Alignment, align, token_class
 from autovalidate.solver.dp import SegmentChoice, best_segmentation
 from autovalidate.solver.search import Hypothesis, SegmentSpace, search
 
@@ -220,10 +220,18 @@ def solve(
         rows.append(_Row(tokens, weight, signature))
     vertical = method in ("fmdv-v", "fmdv-vh")
     horizontal = method in ("fmdv-h", "fmdv-vh")
-    variants = _variants(rows, n, params.theta if horizontal else 0.0)
+    variants, signatures = _variants(rows, n, params.theta if horizontal else 0.0)
+    alignment = None
+    if vertical and variants:
+        weights: Counter[tuple[str, ...]] = Counter()
+        for r in rows:
+            weights[r.signature] += r.weight
+        # one alignment serves every retained set: they drop the rarest
+        # signatures, which progressive alignment aligns last anyway
+        alignment = align(signatures, [weights[sig] for sig in signatures])
     spaces: list[SegmentSpace] = []
     for variant in variants:
-        _plan(variant, vertical=vertical, tau=params.tau)
+        _plan(variant, tau=params.tau, alignment=alignment, signatures=signatures)
         spaces.extend(space for space, _ in variant.segments.values())
     lookups = search(spaces, index, min_cov=params.min_cov) if spaces else 0
     candidates = sum(len(s.found) for s in spaces)
@@ -243,13 +251,19 @@ def solve(
     return None
 
 
-def _variants(rows: list[_Row], n: int, theta: float) -> list[_Variant]:
-    """Retained sets of the horizontal cut, largest first: drop the rarest signature groups."""
+def _variants(
+    rows: list[_Row], n: int, theta: float
+) -> tuple[list[_Variant], list[tuple[str, ...]]]:
+    """Retained sets of the horizontal cut, largest first: drop the rarest signature groups.
+
+    Also returns the signatures from the heaviest group to the rarest (the
+    order the retained sets drop them in, backwards).
+    """
     groups: dict[tuple[str, ...], list[_Row]] = {}
     for row in rows:
         groups.setdefault(row.signature, []).append(row)
     ordered = sorted(groups.items(), key=lambda kv: (-sum(r.weight for r in kv[1]), kv[0]))
-    variants = []
+    variants: list[_Variant] = []
     kept = [r for _, g in ordered for r in g]
     total = sum(r.weight for r in kept)
     for drop in range(len(ordered)):
@@ -260,13 +274,23 @@ def _variants(rows: list[_Row], n: int, theta: float) -> list[_Variant]:
         dropped = ordered[len(ordered) - 1 - drop][1]
         kept = [r for r in kept if r not in dropped]
         total -= sum(r.weight for r in dropped)
-    return variants
+    return variants, [sig for sig, _ in ordered]
 
 
-def _plan(variant: _Variant, *, vertical: bool, tau: int) -> None:
-    """The hypothesis spaces of a retained set: one per admissible segment."""
+def _plan(
+    variant: _Variant,
+    *,
+    tau: int,
+    alignment: Alignment | None,
+    signatures: list[tuple[str, ...]],
+) -> None:
+    """The hypothesis spaces of a retained set: one per admissible segment.
+
+    ``alignment`` aligns ``signatures`` (all of them, heaviest first) for the
+    vertical-cut methods; ``None`` plans a single whole-column segment.
+    """
     rows = variant.rows
-    if not vertical:
+    if alignment is None:
         lengths = {len(r.value_tokens) for r in rows}
         if len(lengths) != 1:
             return
@@ -278,12 +302,10 @@ def _plan(variant: _Variant, *, vertical: bool, tau: int) -> None:
         if space is not None:
             variant.segments[(0, k - 1)] = (space, False)
         return
-    signatures = list(dict.fromkeys(r.signature for r in rows))
-    weights = Counter()
-    for r in rows:
-        weights[r.signature] += r.weight
-    alignment = align(signatures, [weights[s] for s in signatures])
-    position_of = dict(zip(signatures, alignment.positions, strict=True))
+    present = {r.signature for r in rows}
+    keep = [i for i, sig in enumerate(signatures) if sig in present]
+    alignment = alignment.restrict(keep)
+    position_of = dict(zip([signatures[i] for i in keep], alignment.positions, strict=True))
     variant.width = alignment.width
     for s in range(alignment.width):
         for e in range(s, min(alignment.width, s + tau)):
@@ -292,14 +314,14 @@ def _plan(variant: _Variant, *, vertical: bool, tau: int) -> None:
             valid = True
             for row in rows:
                 cols = position_of[row.signature][s : e + 1]
-                present = [c for c in cols if c is not None]
-                if not present:
+                tokens_here = [c for c in cols if c is not None]
+                if not tokens_here:
                     absent = True
-                elif len(present) != len(cols):
+                elif len(tokens_here) != len(cols):
                     valid = False
                     break
                 else:
-                    sub_rows.add(row.value_tokens[present[0] : present[-1] + 1])
+                    sub_rows.add(row.value_tokens[tokens_here[0] : tokens_here[-1] + 1])
             if not valid or not sub_rows:
                 continue
             if not absent and len(sub_rows) == 1:

@@ -6,9 +6,12 @@ value shares.  FMDV needs the pattern of H(C) with the least FPR_T among those
 with Cov_T ≥ m and FPR_T ≤ r (Eq. 5-7).
 
 Most spaces are tiny (the median query column of the lake has 3 hypotheses)
-and are looked up whole.  A large space (long constant-like segments reach
-10^5-10^6 patterns) is searched top-down, level by level: a pattern is looked
-up only if all its immediate generalizations were found with Cov_T ≥ m.  This
+and are looked up whole, smallest first, while their patterns add up to at
+most ``WHOLE_LOOKUP_BUDGET`` (a lookup's cost is mostly the scan of the index,
+so one query of 10^4 candidates costs about what one of 10 does).  The other
+spaces (long constant-like segments reach 10^5-10^6 patterns) are searched
+top-down, level by level: a pattern is looked up only if all its immediate
+generalizations were found with Cov_T ≥ m.  This
 prunes nothing that could be feasible, because a value matching a pattern
 matches its generalizations, so Cov_T can only fall from a pattern to its
 specializations (the within-column coverage threshold of the build keeps that
@@ -27,8 +30,8 @@ from autovalidate.patterns.tokens import Token
 
 __all__ = ["Hypothesis", "SegmentSpace", "search"]
 
-#: Spaces up to this many patterns are looked up whole in the first round.
-WHOLE_LOOKUP_LIMIT = 512
+#: Most patterns looked up whole in the first round, over all spaces.
+WHOLE_LOOKUP_BUDGET = 30_000
 
 
 @dataclass(frozen=True)
@@ -175,11 +178,14 @@ def search(spaces: Sequence[SegmentSpace], index: PatternIndex, *, min_cov: int)
     frontier: dict[int, set[tuple[str, ...]]] = {}
     alive: dict[int, set[tuple[str, ...]]] = {}
     whole: list[int] = []
-    for i, space in enumerate(spaces):
-        if space.size() <= WHOLE_LOOKUP_LIMIT:
+    budget = WHOLE_LOOKUP_BUDGET
+    for i in sorted(range(len(spaces)), key=lambda j: spaces[j].size()):
+        size = spaces[i].size()
+        if size <= budget:
             whole.append(i)
+            budget -= size
         else:
-            frontier[i] = set(itertools.product(*(s.roots for s in space.slots)))
+            frontier[i] = set(itertools.product(*(s.roots for s in spaces[i].slots)))
             alive[i] = set()
     rounds = 0
     first = True

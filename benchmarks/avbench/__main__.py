@@ -74,6 +74,8 @@ def main(argv: list[str] | None = None) -> int:
         progress=say,
     )
     cfg.work.mkdir(parents=True, exist_ok=True)
+    # the code that runs is the code checked out now, whatever is committed later
+    commit = reporting.commit(ROOT)
     try:
         result = run(cfg)
     except RuntimeError as exc:
@@ -81,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     result["seconds"] = time.perf_counter() - started
     result["finished"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    result["commit"] = reporting.commit(ROOT)
+    result["commit"] = commit
     result["machine"] = reporting.machine()
     stem = "avbench-quick" if args.quick else "avbench"
     paths = reporting.write(result, cfg.out, stem)

@@ -125,6 +125,20 @@ def markdown(report: dict[str, Any]) -> str:
             f"| {_f(s['precision'])} | {_f(s['recall'])} | {_f(s['f1'])} "
             f"| {r['abstentions']} | {r['match_anything']} | {r.get('implementation', '')} |"
         )
+    for label, by_variant in report.get("ablation", {}).items():
+        lines += [
+            "",
+            f"Ablation, {label} (other parameters at the defaults):",
+            "",
+            "| method | P (all) | R (all) | F1 (all) | P (appl.) | R (appl.) | F1 (appl.) |",
+            "|---|---:|---:|---:|---:|---:|---:|",
+        ]
+        for name, r in by_variant.items():
+            a, s = r["all"], r["applicable"]
+            lines.append(
+                f"| {name} | {_f(a['precision'])} | {_f(a['recall'])} | {_f(a['f1'])} "
+                f"| {_f(s['precision'])} | {_f(s['recall'])} | {_f(s['f1'])} |"
+            )
     files = report["files"]
     lines += [
         "",

@@ -27,3 +27,26 @@ def test_order_is_kept_and_every_column_is_used():
         assert present == list(range(len(seq)))
     for col in range(a.width):
         assert any(pos[col] is not None for pos in a.positions)
+
+
+def test_restricting_to_the_heaviest_equals_aligning_them_alone():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    classes = st.sampled_from(["D", "W", "N", "S-", "S:", "S "])
+    seqs = st.lists(st.lists(classes, min_size=1, max_size=7).map(tuple), min_size=1, max_size=6)
+
+    @settings(max_examples=200, deadline=None)
+    @given(seqs, st.data())
+    def check(sequences, data):
+        weights = sorted(
+            data.draw(
+                st.lists(st.integers(1, 9), min_size=len(sequences), max_size=len(sequences))
+            ),
+            reverse=True,
+        )
+        full = align(sequences, weights)
+        for k in range(1, len(sequences) + 1):
+            assert full.restrict(range(k)) == align(sequences[:k], weights[:k])
+
+    check()
