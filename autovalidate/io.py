@@ -138,7 +138,9 @@ def cast_to_double(
     ]
     # A SQL query, not ``relation.project``: DuckDB 2.0 pushes a projected TRY_CAST into
     # a CSV scan as a strict cast, which fails on the first value that is not a number.
-    return relation.query("_av_cast", f"SELECT {', '.join(parts)} FROM _av_cast")
+    cast = relation.query("_av_cast", f"SELECT {', '.join(parts)} FROM _av_cast")
+    assert cast is not None  # a SELECT always yields a relation
+    return cast
 
 
 def _parquet_glob(path: str) -> str:

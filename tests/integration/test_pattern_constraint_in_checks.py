@@ -1,4 +1,4 @@
-"""An inferred Auto-Validate constraint as a first-class constraint of a Deequ check, on both engines."""
+"""An inferred Auto-Validate constraint as a constraint of a Deequ check, on both engines."""
 
 from __future__ import annotations
 
