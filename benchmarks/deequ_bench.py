@@ -199,7 +199,7 @@ class Engine:
             return self.spark.read.parquet(*files)
         if csv:
             columns = {f.name: _DUCKDB_TYPES[f.type] for f in self.schema}
-            return new_connection().read_csv(files, header=True, columns=columns)
+            return new_connection().read_csv(files, header=True, columns=columns)  # type: ignore[arg-type]  # a list of paths is accepted
         return new_connection().read_parquet(files)
 
 
@@ -236,14 +236,16 @@ def bench_scan_sharing(
     for _ in range(repeat):
         for mode, share in (("shared", True), ("separate", False)):
             load = _load()
-            seconds, context = timed(
-                lambda share=share: (
+
+            def analyse(share: bool = share) -> AnalyzerContext:
+                return (
                     AnalysisRunner.on_data(engine.data(paths))
                     .add_analyzers(analyzers)
                     .share_scans(share)
                     .run()
                 )
-            )
+
+            seconds, context = timed(analyse)
             entry = results.setdefault(mode, {"runs_seconds": [], "load_before": []})
             entry["runs_seconds"].append(round(seconds, 3))
             entry["load_before"].append(load)
@@ -280,11 +282,11 @@ def bench_incremental(
     for t, path in enumerate(paths, start=1):
         total_rows += pq.ParquetFile(path).metadata.num_rows
         load = _load()
-        recompute_s, full = timed(
-            lambda t=t: (
-                AnalysisRunner.on_data(engine.data(paths[:t])).add_analyzers(analyzers).run()
-            )
-        )
+
+        def recompute(t: int = t) -> AnalyzerContext:
+            return AnalysisRunner.on_data(engine.data(paths[:t])).add_analyzers(analyzers).run()
+
+        recompute_s, full = timed(recompute)
         current = LocalDirectoryStateProvider(states_root / f"after-{t:03d}")
 
         def update(path: Path = path, previous: Any = previous, current: Any = current) -> Any:

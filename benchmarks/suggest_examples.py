@@ -17,6 +17,7 @@ import math
 import statistics
 import time
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -30,7 +31,7 @@ COLUMNS = [
     ("cisagov/kev-data:known_exploited_vulnerabilities.csv", "dateAdded", "date"),
     ("citizenlab/malware-indicators:201512_PackRAT/iocs.csv", "uuid", "identifier (GUID)"),
     (
-        "fivethirtyeight/data:congress-generic-ballot/generic_topline.csv",
+        "fivethirtyeight/data:impeachment-polls/impeachment_topline.csv",
         "timestamp",
         "timestamp",
     ),
@@ -68,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
 
     con = duckdb.connect()
     index = autovalidate.PatternIndex.open(args.index)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for table_id, column, kind in COLUMNS:
         found = con.execute(
             f"SELECT values FROM read_parquet('{args.lake}/*.parquet') "
@@ -127,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         if "error" in r:
             lines.append(f"| {r['column']} | {r['kind']} | {r['error']} | | | | |")
             continue
-        test = (
+        verdict = (
             "no constraint"
             if r["pattern"] is None
             else ("passes" if r["test_passed"] else f"fails ({r['test_nonconforming']} bad)")
@@ -136,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
         ex = ", ".join(cell(e) for e in r["examples"])
         lines.append(
             f"| {r['column']} | {r['kind']} | {ex} | {cell(r['pattern'])} | {cell(r['regex'])} "
-            f"| {test} | {r['ms']} |"
+            f"| {verdict} | {r['ms']} |"
         )
     (args.out / "suggest_examples.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
