@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
-import re
-from pathlib import Path
-
 import pytest
 
 import autovalidate.anomaly.change
@@ -17,16 +13,11 @@ import autovalidate.suggest.profile
 import autovalidate.suggest.rules
 import autovalidate.suggest.runner
 import autovalidate.suite
-
-DOC = Path(__file__).resolve().parents[2] / "docs" / "suggest-and-monitor.md"
+from tests.docs_support import assert_doctests_pass, run_markdown_examples
 
 
 def test_markdown_examples_run_in_order():
-    blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)
-    assert len(blocks) >= 4
-    namespace: dict = {}
-    for block in blocks:
-        exec(compile(block, str(DOC), "exec"), namespace)  # noqa: S102 - our own documentation
+    namespace = run_markdown_examples("suggest-and-monitor.md", at_least=4)
     assert namespace["decision"].accepted is False
     assert ("Completeness", "note") in [(s.name, s.column) for s in namespace["decision"].rejecting]
 
@@ -46,5 +37,4 @@ def test_markdown_examples_run_in_order():
     ],
 )
 def test_docstring_examples(module):
-    failures, tried = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
-    assert tried > 0 and failures == 0
+    assert_doctests_pass(module)

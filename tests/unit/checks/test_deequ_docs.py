@@ -2,29 +2,19 @@
 
 from __future__ import annotations
 
-import doctest
-import re
-from pathlib import Path
-
 import pytest
 
 import autovalidate.checks.verification
 import autovalidate.metrics.runner
-
-DOC = Path(__file__).resolve().parents[3] / "docs" / "deequ.md"
+from tests.docs_support import assert_doctests_pass, run_markdown_examples
 
 
 def test_markdown_examples_run_in_order():
-    blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)
-    assert len(blocks) >= 4
-    namespace: dict = {}
-    for block in blocks:
-        exec(compile(block, str(DOC), "exec"), namespace)  # noqa: S102 - our own documentation
+    namespace = run_markdown_examples("deequ.md", at_least=4)
     assert namespace["whole"].status.value == "Success"
     assert namespace["one_day"].metrics.stats.scans == 0
 
 
 @pytest.mark.parametrize("module", [autovalidate.metrics.runner, autovalidate.checks.verification])
 def test_docstring_examples(module):
-    failures, tried = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
-    assert tried > 0 and failures == 0
+    assert_doctests_pass(module)
