@@ -88,6 +88,23 @@ class DetectionPoint:
     is_anomaly: bool
     detail: str | None = None
 
+    @classmethod
+    def against_bounds(
+        cls,
+        index: int,
+        value: float,
+        expected: float | None,
+        lower: float | None,
+        upper: float | None,
+        message: str,
+    ) -> DetectionPoint:
+        """The point, an anomaly iff ``value < lower`` or ``value > upper``; ``message`` its detail.
+
+        A bound of ``None`` is no bound; a NaN value is never outside.
+        """
+        anomalous = (lower is not None and value < lower) or (upper is not None and value > upper)
+        return cls(index, value, expected, lower, upper, anomalous, message if anomalous else None)
+
     def to_dict(self) -> dict[str, Any]:
         """The decision as plain data (infinite bounds as ``None``)."""
         out = asdict(self)

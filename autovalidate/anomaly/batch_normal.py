@@ -90,14 +90,9 @@ class BatchNormalStrategy(AnomalyDetectionStrategy):
         points = []
         for i in indices:
             value = series[i]
-            anomalous = (lower is not None and value < lower) or (
-                upper is not None and value > upper
-            )
-            detail = (
+            message = (
                 f"[BatchNormalStrategy]: Value {value} is not in bounds "
                 f"{bounds_text(lower, upper)}."
-                if anomalous
-                else None
             )
-            points.append(DetectionPoint(i, value, mean, lower, upper, anomalous, detail))
+            points.append(DetectionPoint.against_bounds(i, value, mean, lower, upper, message))
         return points

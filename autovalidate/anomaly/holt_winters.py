@@ -138,17 +138,14 @@ class HoltWintersStrategy(AnomalyDetectionStrategy):
         points = []
         for i, forecast in zip(indices, forecasts, strict=True):
             value = series[i]
-            anomalous = abs(value - forecast) > 1.96 * sd
-            detail = f"Forecasted {forecast} for observed value {value}" if anomalous else None
             points.append(
-                DetectionPoint(
+                DetectionPoint.against_bounds(
                     i,
                     value,
                     forecast,
                     forecast - 1.96 * sd,
                     forecast + 1.96 * sd,
-                    anomalous,
-                    detail,
+                    f"Forecasted {forecast} for observed value {value}",
                 )
             )
         return points

@@ -61,16 +61,13 @@ class SimpleThresholdStrategy(AnomalyDetectionStrategy):
         points = []
         for i in check_interval(series, search_interval):
             value = series[i]
-            anomalous = value < self.lower_bound or value > self.upper_bound
-            detail = (
+            message = (
                 f"[SimpleThresholdStrategy]: Value {value} is not in bounds "
                 f"{bounds_text(self.lower_bound, self.upper_bound)}"
-                if anomalous
-                else None
             )
             points.append(
-                DetectionPoint(
-                    i, value, None, self.lower_bound, self.upper_bound, anomalous, detail
+                DetectionPoint.against_bounds(
+                    i, value, None, self.lower_bound, self.upper_bound, message
                 )
             )
         return points
