@@ -168,7 +168,6 @@ class Check:
 
     def _assert(
         self,
-        kind: str,
         analyzer: Analyzer,
         assertion: Assertion,
         hint: str | None,
@@ -178,7 +177,7 @@ class Check:
     ) -> Check:
         return self.add_constraint(
             AssertionConstraint(
-                name=name or f"{kind}Constraint({analyzer})",
+                name=name or f"{type(analyzer).__name__}Constraint({analyzer})",
                 analyzer=analyzer,
                 assertion=assertion,
                 value_picker=value_picker,
@@ -203,7 +202,7 @@ class Check:
         hint: str | None = None,
     ) -> Check:
         """Assert on the fraction of non-null values of ``column`` (in [0, 1])."""
-        return self._assert("Completeness", Completeness(column, where), assertion, hint)
+        return self._assert(Completeness(column, where), assertion, hint)
 
     # -- uniqueness and distinctness ----------------------------------------
 
@@ -222,7 +221,7 @@ class Check:
         hint: str | None = None,
     ) -> Check:
         """Assert on Uniqueness: values occurring once / rows where the column is not null."""
-        return self._assert("Uniqueness", Uniqueness(columns, where), assertion, hint)
+        return self._assert(Uniqueness(columns, where), assertion, hint)
 
     def has_distinctness(
         self,
@@ -233,7 +232,7 @@ class Check:
         hint: str | None = None,
     ) -> Check:
         """Assert on Distinctness: distinct values / rows where the column is not null."""
-        return self._assert("Distinctness", Distinctness(columns, where), assertion, hint)
+        return self._assert(Distinctness(columns, where), assertion, hint)
 
     def has_unique_value_ratio(
         self,
@@ -244,7 +243,7 @@ class Check:
         hint: str | None = None,
     ) -> Check:
         """Assert on UniqueValueRatio: values occurring exactly once / distinct values."""
-        return self._assert("UniqueValueRatio", UniqueValueRatio(columns, where), assertion, hint)
+        return self._assert(UniqueValueRatio(columns, where), assertion, hint)
 
     def has_count_distinct(
         self,
@@ -255,9 +254,7 @@ class Check:
         hint: str | None = None,
     ) -> Check:
         """Assert on the exact number of distinct non-null values (an int)."""
-        return self._assert(
-            "CountDistinct", CountDistinct(columns, where), assertion, hint, value_picker=_as_int
-        )
+        return self._assert(CountDistinct(columns, where), assertion, hint, value_picker=_as_int)
 
     def has_approx_count_distinct(
         self,
@@ -268,9 +265,7 @@ class Check:
         hint: str | None = None,
     ) -> Check:
         """Assert on the HyperLogLog estimate of distinct non-null values (1.6 % standard error)."""
-        return self._assert(
-            "ApproxCountDistinct", ApproxCountDistinct(column, where), assertion, hint
-        )
+        return self._assert(ApproxCountDistinct(column, where), assertion, hint)
 
     # -- predicates (Compliance) -------------------------------------------
 
@@ -291,7 +286,7 @@ class Check:
         ``columns`` names the columns it reads, which must exist.
         """
         analyzer = Compliance(constraint_name, predicate, where, tuple(columns))
-        return self._assert("Compliance", analyzer, assertion, hint)
+        return self._assert(analyzer, assertion, hint)
 
     def is_contained_in(
         self,
@@ -457,7 +452,7 @@ class Check:
         self, assertion: Assertion, *, where: str | None = None, hint: str | None = None
     ) -> Check:
         """Assert on the number of rows (an int)."""
-        return self._assert("Size", Size(where), assertion, hint, value_picker=_as_int)
+        return self._assert(Size(where), assertion, hint, value_picker=_as_int)
 
     def has_min(
         self,
@@ -468,7 +463,7 @@ class Check:
         hint: str | None = None,
     ) -> Check:
         """Assert on the smallest value of numeric ``column``."""
-        return self._assert("Minimum", Minimum(column, where), assertion, hint)
+        return self._assert(Minimum(column, where), assertion, hint)
 
     def has_max(
         self,
@@ -479,7 +474,7 @@ class Check:
         hint: str | None = None,
     ) -> Check:
         """Assert on the largest value of numeric ``column``."""
-        return self._assert("Maximum", Maximum(column, where), assertion, hint)
+        return self._assert(Maximum(column, where), assertion, hint)
 
     def has_mean(
         self,
@@ -490,7 +485,7 @@ class Check:
         hint: str | None = None,
     ) -> Check:
         """Assert on the mean of numeric ``column``."""
-        return self._assert("Mean", Mean(column, where), assertion, hint)
+        return self._assert(Mean(column, where), assertion, hint)
 
     def has_sum(
         self,
@@ -501,7 +496,7 @@ class Check:
         hint: str | None = None,
     ) -> Check:
         """Assert on the sum of numeric ``column``."""
-        return self._assert("Sum", Sum(column, where), assertion, hint)
+        return self._assert(Sum(column, where), assertion, hint)
 
     def has_standard_deviation(
         self,
@@ -512,7 +507,7 @@ class Check:
         hint: str | None = None,
     ) -> Check:
         """Assert on the population standard deviation of numeric ``column``."""
-        return self._assert("StandardDeviation", StandardDeviation(column, where), assertion, hint)
+        return self._assert(StandardDeviation(column, where), assertion, hint)
 
     def has_approx_quantile(
         self,
@@ -526,7 +521,7 @@ class Check:
     ) -> Check:
         """Assert on the ``quantile`` of numeric ``column``, within ``relative_error`` in rank."""
         analyzer = ApproxQuantile(column, quantile, relative_error, where)
-        return self._assert("ApproxQuantile", analyzer, assertion, hint)
+        return self._assert(analyzer, assertion, hint)
 
     def has_correlation(
         self,
@@ -538,7 +533,7 @@ class Check:
         hint: str | None = None,
     ) -> Check:
         """Assert on the Pearson correlation of two numeric columns (in [-1, 1])."""
-        return self._assert("Correlation", Correlation(column_a, column_b, where), assertion, hint)
+        return self._assert(Correlation(column_a, column_b, where), assertion, hint)
 
     # -- distributions -------------------------------------------------------
 
@@ -551,7 +546,7 @@ class Check:
         hint: str | None = None,
     ) -> Check:
         """Assert on the entropy of ``column``'s value distribution, in nats."""
-        return self._assert("Entropy", Entropy(column, where), assertion, hint)
+        return self._assert(Entropy(column, where), assertion, hint)
 
     def has_mutual_information(
         self,
@@ -564,7 +559,7 @@ class Check:
     ) -> Check:
         """Assert on the mutual information of two columns, in nats."""
         analyzer = MutualInformation((column_a, column_b), where)
-        return self._assert("MutualInformation", analyzer, assertion, hint)
+        return self._assert(analyzer, assertion, hint)
 
     def has_histogram_values(
         self,
@@ -581,7 +576,7 @@ class Check:
         ``max_detail_bins`` most frequent values.
         """
         analyzer = Histogram(column, max_detail_bins, where)
-        return self._assert("Histogram", analyzer, assertion, hint)
+        return self._assert(analyzer, assertion, hint)
 
     # -- strings ---------------------------------------------------------------
 
@@ -603,7 +598,6 @@ class Check:
         values count as not matching, as in Deequ.
         """
         return self._assert(
-            "PatternMatch",
             PatternMatch(column, pattern, where),
             assertion,
             hint,
@@ -625,7 +619,6 @@ class Check:
         ``NULL``: the share of nulls among all values), 0.0 when there are none.
         """
         return self._assert(
-            "DataType",
             DataType(column, where),
             assertion,
             hint,
@@ -642,7 +635,7 @@ class Check:
         hint: str | None = None,
     ) -> Check:
         """Assert on the shortest text length (code points) of ``column``'s values."""
-        return self._assert("MinLength", MinLength(column, where), assertion, hint)
+        return self._assert(MinLength(column, where), assertion, hint)
 
     def has_max_length(
         self,
@@ -653,7 +646,7 @@ class Check:
         hint: str | None = None,
     ) -> Check:
         """Assert on the longest text length (code points) of ``column``'s values."""
-        return self._assert("MaxLength", MaxLength(column, where), assertion, hint)
+        return self._assert(MaxLength(column, where), assertion, hint)
 
     def satisfies_pattern_constraint(
         self, column: str, rule: PatternRule, *, where: str | None = None, hint: str | None = None
