@@ -1,12 +1,14 @@
 """Exceptions raised by autovalidate.
 
 Findings are values, misuse is an exception: a constraint that fails on a
-batch is a :class:`~autovalidate.constraint.ValidationResult` with
+batch is a :class:`~autovalidate.constraint.PatternValidationResult` with
 ``passed=False``; an unreadable index, a missing column or a bad argument is
 one of the errors below.  Every error mixes in the built-in exception it
 resembles, so callers may catch either, and carries the fields that locate the
 problem (path, column, pattern).  Errors raised because of a lower-level
-failure (DuckDB, Spark, I/O) are raised ``from`` it.
+failure (DuckDB, Spark, I/O) are raised ``from`` it.  Every error survives
+:mod:`pickle` with its message and fields (Spark and multiprocessing pickle
+exceptions to send them between processes).
 
 The tree::
 
@@ -48,8 +50,25 @@ __all__ = [
 ]
 
 
+def _unpickle(
+    cls: type[AutovalidateError], args: tuple[object, ...], fields: dict[str, object]
+) -> AutovalidateError:
+    """Rebuild an error from its final message and fields, bypassing ``__init__``.
+
+    The subclasses' constructors take the fields and compose the message; the
+    default pickling would call them again with the composed message alone.
+    """
+    error = cls.__new__(cls)
+    Exception.__init__(error, *args)
+    error.__dict__.update(fields)
+    return error
+
+
 class AutovalidateError(Exception):
     """Root of every error raised on purpose by autovalidate."""
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_unpickle, (type(self), self.args, dict(self.__dict__)))
 
 
 class DataError(AutovalidateError, ValueError):
