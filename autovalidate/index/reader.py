@@ -131,6 +131,12 @@ class PatternIndex:
         dict
             Pattern → :class:`PatternStats` for the patterns found; a pattern
             absent from the index matched no corpus column (Cov_T = 0).
+
+        Raises
+        ------
+        IndexSchemaError
+            If the pattern files cannot be read (e.g. removed after ``open``
+            with ``in_memory=False``).
         """
         unique = list(dict.fromkeys(patterns))
         if not unique:
@@ -151,6 +157,8 @@ class PatternIndex:
                     "SELECT q.pattern, p.pattern, p.fpr, p.cov FROM _candidates q "
                     "JOIN patterns p ON p.pattern_id = q.pattern_id"
                 ).fetchall()
+            except duckdb.Error as exc:  # e.g. a part file removed after open
+                raise IndexSchemaError(str(self.path), f"cannot read pattern files: {exc}") from exc
             finally:
                 self._con.unregister("_candidates")
         return {r[0]: PatternStats(float(r[2]), int(r[3])) for r in rows if r[0] == r[1]}
@@ -158,7 +166,10 @@ class PatternIndex:
     def size(self) -> int:
         """Number of patterns in the index."""
         with self._lock:
-            return int(self._con.execute("SELECT count(*) FROM patterns").fetchall()[0][0])
+            try:
+                return int(self._con.execute("SELECT count(*) FROM patterns").fetchall()[0][0])
+            except duckdb.Error as exc:
+                raise IndexSchemaError(str(self.path), f"cannot read pattern files: {exc}") from exc
 
     def close(self) -> None:
         """Release the DuckDB connection."""

@@ -76,3 +76,15 @@ def test_local_writer_refuses_to_overwrite(tmp_path):
     write_local_index([["ab"]], out)
     with pytest.raises(IndexBuildError):
         write_local_index([["ab"]], out)
+
+
+def test_lookup_on_files_removed_after_open_raises_an_index_error(tmp_path):
+    out = tmp_path / "idx"
+    write_local_index([["ab", "cd"], ["AB"]], out)
+    with PatternIndex.open(out, in_memory=False) as idx:
+        for part in (out / "patterns").rglob("*.parquet"):
+            part.unlink()
+        with pytest.raises(IndexSchemaError):
+            idx.lookup(["<lower>{2}"])
+        with pytest.raises(IndexSchemaError):
+            idx.size()
