@@ -27,8 +27,10 @@ from autovalidate.errors import (
     IndexNotFoundError,
     IndexSchemaError,
     IndexVersionError,
+    InsufficientHistoryError,
     ParameterError,
     PatternIndexError,
+    RepositoryError,
 )
 from autovalidate.index.reader import PatternIndex, PatternStats
 from autovalidate.infer import suggest_pattern
@@ -39,6 +41,7 @@ from autovalidate.metrics import (
     PartitionedStates,
 )
 from autovalidate.spark import validate_spark
+from autovalidate.suite import ConstraintSuite
 
 __version__ = "0.1.0"
 
@@ -51,6 +54,7 @@ __all__ = [
     "ColumnNotFoundError",
     "ConstrainableDataType",
     "ConstraintFormatError",
+    "ConstraintSuite",
     "DataError",
     "DataSourceError",
     "DriftTest",
@@ -61,6 +65,7 @@ __all__ = [
     "IndexNotFoundError",
     "IndexSchemaError",
     "IndexVersionError",
+    "InsufficientHistoryError",
     "LocalDirectoryStateProvider",
     "ParameterError",
     "PartitionedStates",
@@ -69,6 +74,7 @@ __all__ = [
     "PatternIndexError",
     "PatternStats",
     "PatternValidationResult",
+    "RepositoryError",
     "VerificationResult",
     "VerificationSuite",
     "__version__",
