@@ -5,6 +5,7 @@ pattern index of a data lake, beside Deequ metric checks (Schelter et al.,
 PVLDB 2018; ICDE 2019), on DuckDB locally and on Spark in ingestion jobs.
 """
 
+from autovalidate._version import __version__
 from autovalidate.checks import (
     Check,
     CheckLevel,
@@ -42,8 +43,6 @@ from autovalidate.metrics import (
 )
 from autovalidate.spark import validate_spark
 from autovalidate.suite import ConstraintSuite
-
-__version__ = "0.1.0"
 
 __all__ = [
     "AnalysisRunner",

@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from autovalidate._version import __version__
 from autovalidate.errors import IndexNotFoundError, IndexSchemaError, IndexVersionError
 from autovalidate.patterns.hierarchy import HIERARCHY_VERSION
 
@@ -96,17 +97,11 @@ class IndexMetadata:
     format: str = FORMAT_NAME
     format_version: int = FORMAT_VERSION
     hierarchy_version: int = HIERARCHY_VERSION
-    autovalidate_version: str = field(default_factory=lambda: _package_version())
+    autovalidate_version: str = __version__
 
     def to_json(self) -> str:
         """The metadata as pretty JSON text."""
         return json.dumps(asdict(self), indent=2, sort_keys=True)
-
-
-def _package_version() -> str:
-    from autovalidate import __version__
-
-    return __version__
 
 
 def read_metadata(path: str | Path) -> IndexMetadata:
