@@ -6,6 +6,12 @@ PVLDB 2018; ICDE 2019), on DuckDB locally and on Spark in ingestion jobs.
 """
 
 from autovalidate._version import __version__
+from autovalidate.analysis import (
+    AnalysisRunner,
+    InMemoryStateProvider,
+    LocalDirectoryStateProvider,
+    PartitionedStates,
+)
 from autovalidate.checks import (
     Check,
     CheckLevel,
@@ -35,12 +41,6 @@ from autovalidate.errors import (
 )
 from autovalidate.index.reader import PatternIndex, PatternStats
 from autovalidate.infer import suggest_pattern
-from autovalidate.metrics import (
-    AnalysisRunner,
-    InMemoryStateProvider,
-    LocalDirectoryStateProvider,
-    PartitionedStates,
-)
 from autovalidate.spark import validate_spark
 from autovalidate.suite import ConstraintSuite
 

@@ -25,6 +25,7 @@ from typing import Any
 import duckdb
 
 from autovalidate.errors import ColumnNotFoundError, DataError, DataSourceError, EmptyColumnError
+from autovalidate.metrics.expressions import quote_identifier
 
 __all__ = [
     "cast_to_double",
@@ -42,22 +43,6 @@ __all__ = [
 
 _CSV_SUFFIXES = {".csv", ".tsv", ".txt", ".psv", ".tab"}
 _PARQUET_SUFFIXES = {".parquet", ".pq"}
-
-
-def quote_identifier(name: str) -> str:
-    """Quote a column or table name for DuckDB and Spark SQL (double quotes doubled).
-
-    Parameters
-    ----------
-    name
-        Any identifier, possibly with spaces, quotes or unicode.
-
-    Returns
-    -------
-    str
-        ``"name"`` with embedded double quotes doubled.
-    """
-    return '"' + name.replace('"', '""') + '"'
 
 
 def file_format(path: str | os.PathLike[str]) -> str:

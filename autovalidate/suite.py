@@ -691,7 +691,7 @@ def _run_with_numeric_view(
     cast: Callable[[Any, Iterable[str]], Any],
 ) -> VerificationResult:
     """Metrics of numeric analyzers over cast columns, the rest over the text, then the checks."""
-    from autovalidate.metrics.runner import AnalysisRunner, AnalyzerContext
+    from autovalidate.analysis.runner import AnalysisRunner, AnalyzerContext
 
     numeric_set = set(numeric)
     others = [a for c in checks for a in c.required_analyzers() if a not in numeric_set]

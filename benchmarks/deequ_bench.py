@@ -47,14 +47,14 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run as a script from a checkout
     sys.path.insert(0, str(ROOT))
 
-from autovalidate.checks import Check, CheckLevel, ConstrainableDataType  # noqa: E402
-from autovalidate.engines.duckdb import new_connection  # noqa: E402
-from autovalidate.metrics import (  # noqa: E402
+from autovalidate.analysis import (  # noqa: E402
     AnalysisRunner,
-    Analyzer,
     AnalyzerContext,
     LocalDirectoryStateProvider,
 )
+from autovalidate.checks import Check, CheckLevel, ConstrainableDataType  # noqa: E402
+from autovalidate.engines.duckdb import new_connection  # noqa: E402
+from autovalidate.metrics import Analyzer  # noqa: E402
 from autovalidate.metrics.base import FrequencyBasedAnalyzer  # noqa: E402
 
 WORK = ROOT / "benchmarks" / "work"

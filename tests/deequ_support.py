@@ -9,14 +9,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from autovalidate.metrics import (
-    AnalysisRunner,
-    Analyzer,
-    AnalyzerContext,
-    Distribution,
-    InMemoryStateProvider,
-    State,
-)
+from autovalidate.analysis import AnalysisRunner, AnalyzerContext, InMemoryStateProvider
+from autovalidate.metrics import Analyzer, Distribution, State
 
 
 def run(data: Any, analyzers: Iterable[Analyzer], **options: Any) -> AnalyzerContext:

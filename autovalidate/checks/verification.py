@@ -1,7 +1,7 @@
 """Running checks on data: VerificationSuite and its results (Deequ's ``VerificationSuite``).
 
 The suite collects the analyzers every constraint needs, computes their
-metrics in one analysis run (shared scans, see :mod:`autovalidate.metrics.runner`)
+metrics in one analysis run (shared scans, see :mod:`autovalidate.analysis.runner`)
 and evaluates the checks on them. Results export as rows with Deequ's columns
 (``check, check_level, check_status, constraint, constraint_status,
 constraint_message``) and as JSON.
@@ -32,10 +32,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from autovalidate.analysis.runner import AnalyzerContext, RunBuilder, metrics_from_states
+from autovalidate.analysis.state_provider import StateLoader, StatePersister
 from autovalidate.checks.check import Check, CheckResult, CheckStatus
 from autovalidate.metrics.base import Analyzer, plain
-from autovalidate.metrics.runner import AnalyzerContext, RunBuilder, metrics_from_states
-from autovalidate.metrics.state_provider import StateLoader, StatePersister
 
 if TYPE_CHECKING:
     import pandas as pd

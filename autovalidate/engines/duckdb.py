@@ -10,7 +10,6 @@ Frequency states stored as Arrow are queried the same way.
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -19,17 +18,17 @@ import pyarrow as pa
 
 from autovalidate.engines.base import Engine, ExecutionStats
 from autovalidate.errors import EngineError
-from autovalidate.io import quote_identifier, to_relation
+from autovalidate.io import to_relation
 from autovalidate.metrics.base import COUNT_COLUMN, ColumnKind, Grouping, Schema
 from autovalidate.metrics.expressions import (
     HLL_HASH_BITS,
     Call,
-    Col,
     Expr,
-    Lit,
-    Sql,
+    literal_params,
     project_aggregate_inputs,
     quantile_grid_probabilities,
+    quote_identifier,
+    to_sql,
 )
 
 __all__ = ["ArrowFrequencyTable", "DuckDBEngine", "new_connection", "render"]
@@ -52,20 +51,6 @@ def new_connection() -> duckdb.DuckDBPyConnection:
     return _database().cursor()
 
 
-def _literal(value: Any) -> str:
-    if value is None:
-        return "NULL"
-    if isinstance(value, bool):
-        return "TRUE" if value else "FALSE"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if math.isnan(value) or math.isinf(value):
-            return f"CAST('{value}' AS DOUBLE)"
-        return repr(value)
-    return "'" + str(value).replace("'", "''") + "'"
-
-
 def _hll_code(x: str, precision: int) -> str:
     rest_bits = HLL_HASH_BITS - precision
     mask = (1 << rest_bits) - 1
@@ -76,74 +61,29 @@ def _hll_code(x: str, precision: int) -> str:
     )
 
 
-def _params(args: Sequence[Expr]) -> list[Any]:
-    values = []
-    for a in args:
-        assert isinstance(a, Lit), "constant parameter expected"
-        values.append(a.value)
-    return values
-
-
-_SIMPLE: dict[str, Callable[[list[str]], str]] = {
-    "count_star": lambda a: "count(*)",
-    "count": lambda a: f"count({a[0]})",
-    "sum": lambda a: f"sum({a[0]})",
-    "min": lambda a: f"min({a[0]})",
-    "max": lambda a: f"max({a[0]})",
-    "avg": lambda a: f"avg({a[0]})",
-    "var_pop": lambda a: f"var_pop({a[0]})",
-    "covar_pop": lambda a: f"covar_pop({a[0]}, {a[1]})",
-    "distinct_set": lambda a: f"list(DISTINCT {a[0]})",
-    "is_null": lambda a: f"({a[0]} IS NULL)",
-    "is_not_null": lambda a: f"({a[0]} IS NOT NULL)",
-    "and": lambda a: "(" + " AND ".join(a) + ")",
-    "or": lambda a: "(" + " OR ".join(a) + ")",
-    "not": lambda a: f"(NOT {a[0]})",
-    "when": lambda a: f"(CASE WHEN {a[0]} THEN {a[1]} ELSE {a[2]} END)",
-    "coalesce": lambda a: f"coalesce({', '.join(a)})",
-    "eq": lambda a: f"({a[0]} = {a[1]})",
-    "lt": lambda a: f"({a[0]} < {a[1]})",
-    "le": lambda a: f"({a[0]} <= {a[1]})",
-    "gt": lambda a: f"({a[0]} > {a[1]})",
-    "ge": lambda a: f"({a[0]} >= {a[1]})",
-    "mul": lambda a: f"({a[0]} * {a[1]})",
-    "ln": lambda a: f"ln({a[0]})",
-    "to_double": lambda a: f"TRY_CAST({a[0]} AS DOUBLE)",
-    "to_text": lambda a: f"CAST({a[0]} AS VARCHAR)",
-    "length": lambda a: f"length({a[0]})",
-    "is_in": lambda a: f"({a[0]} IN ({', '.join(a[1:])}))" if len(a) > 1 else "FALSE",
-    "window_sum": lambda a: f"sum({a[0]}) OVER (PARTITION BY {', '.join(a[1:])})",
-}
+def _special(call: Call, render_arg: Callable[[Expr], str]) -> str | None:
+    if call.fn == "quantile_grid":
+        grid_size, _accuracy = literal_params(call.args[1:])
+        probabilities = ", ".join(repr(p) for p in quantile_grid_probabilities(grid_size))
+        return f"quantile_disc({render_arg(call.args[0])}, [{probabilities}])"
+    if call.fn == "hll_code":
+        (precision,) = literal_params(call.args[1:])
+        return _hll_code(render_arg(call.args[0]), precision)
+    return None
 
 
 def render(expr: Expr) -> str:
     """DuckDB SQL text of an engine-neutral expression.
+
+    The shared SQL text (:func:`~autovalidate.metrics.expressions.to_sql`), with
+    DuckDB's spelling of the quantile grid and the HyperLogLog register code.
 
     Raises
     ------
     ValueError
         For a function the vocabulary does not have.
     """
-    if isinstance(expr, Col):
-        return quote_identifier(expr.name)
-    if isinstance(expr, Lit):
-        return _literal(expr.value)
-    if isinstance(expr, Sql):
-        return f"({expr.text})"
-    if isinstance(expr, Call):
-        if expr.fn == "full_match":
-            (pattern,) = _params(expr.args[1:])
-            return f"regexp_full_match({render(expr.args[0])}, {_literal(pattern)})"
-        if expr.fn == "quantile_grid":
-            grid_size, _accuracy = _params(expr.args[1:])
-            probabilities = ", ".join(repr(p) for p in quantile_grid_probabilities(grid_size))
-            return f"quantile_disc({render(expr.args[0])}, [{probabilities}])"
-        if expr.fn == "hll_code":
-            (precision,) = _params(expr.args[1:])
-            return _hll_code(render(expr.args[0]), precision)
-        if expr.fn in _SIMPLE:
-            return _SIMPLE[expr.fn]([render(a) for a in expr.args])
-    raise ValueError(f"no DuckDB rendering for {expr!r}")
+    return to_sql(expr, _special)
 
 
 def _kind(type_name: str) -> ColumnKind:

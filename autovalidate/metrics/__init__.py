@@ -1,9 +1,12 @@
-"""Deequ metrics: analyzers with mergeable states, run in shared scans on DuckDB or Spark.
+"""Deequ metrics: analyzers with mergeable states, declared engine-neutrally.
 
 One metric family per module (:mod:`.counts`, :mod:`.statistics`,
-:mod:`.frequencies`, :mod:`.sketches`, :mod:`.strings`); :mod:`.runner` runs
-them (Schelter et al., ICDE 2019, Algorithm 1) and :mod:`.state_provider`
-keeps their states for incremental and partitioned computation.
+:mod:`.frequencies`, :mod:`.sketches`, :mod:`.strings`), their aggregations as
+:mod:`.expressions` trees. This package declares; it imports no engine.
+:mod:`autovalidate.engines` renders and runs the expressions, and
+:mod:`autovalidate.analysis` runs analyzers in shared scans (Schelter et al.,
+ICDE 2019, Algorithm 1) and keeps their states for incremental and
+partitioned computation.
 """
 
 from autovalidate.metrics.base import (
@@ -26,15 +29,7 @@ from autovalidate.metrics.frequencies import (
     Uniqueness,
     UniqueValueRatio,
 )
-from autovalidate.metrics.partitions import PartitionedStates
-from autovalidate.metrics.runner import AnalysisRunner, AnalyzerContext
 from autovalidate.metrics.sketches import ApproxCountDistinct, ApproxQuantile, ApproxQuantiles
-from autovalidate.metrics.state_provider import (
-    InMemoryStateProvider,
-    LocalDirectoryStateProvider,
-    StateLoader,
-    StatePersister,
-)
 from autovalidate.metrics.statistics import (
     Correlation,
     Maximum,
@@ -53,9 +48,7 @@ from autovalidate.metrics.strings import (
 )
 
 __all__ = [
-    "AnalysisRunner",
     "Analyzer",
-    "AnalyzerContext",
     "ApproxCountDistinct",
     "ApproxQuantile",
     "ApproxQuantiles",
@@ -72,8 +65,6 @@ __all__ = [
     "Entropy",
     "FrequenciesState",
     "Histogram",
-    "InMemoryStateProvider",
-    "LocalDirectoryStateProvider",
     "MaxLength",
     "Maximum",
     "Mean",
@@ -81,14 +72,11 @@ __all__ = [
     "MinLength",
     "Minimum",
     "MutualInformation",
-    "PartitionedStates",
     "PatternConformance",
     "PatternMatch",
     "Size",
     "StandardDeviation",
     "State",
-    "StateLoader",
-    "StatePersister",
     "Sum",
     "UniqueValueRatio",
     "Uniqueness",

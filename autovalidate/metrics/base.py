@@ -31,7 +31,7 @@ from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from autovalidate.errors import ColumnNotFoundError, DataError, EmptyColumnError
-from autovalidate.metrics.expressions import Expr, Sql
+from autovalidate.metrics.expressions import Expr, Sql, to_sql
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -266,9 +266,7 @@ def where_expr(where: str | None) -> Expr | None:
 
 def _field_text(value: object) -> str:
     if isinstance(value, Expr):
-        from autovalidate.engines.duckdb import render  # SQL text reads best
-
-        return render(value)
+        return to_sql(value)
     if value is None:
         return "None"
     if isinstance(value, tuple):
@@ -321,10 +319,6 @@ class Analyzer(ABC):
             except Exception as exc:  # noqa: BLE001 - a failed precondition is a finding
                 return exc
         return None
-
-    @abstractmethod
-    def metric_from_state(self, state: State | None) -> Metric:
-        """Return the metric of the data the state summarizes; a failure for ``None``."""
 
     def success(self, value: MetricValue) -> Metric:
         """Make a metric with ``value``."""
@@ -445,7 +439,9 @@ class FrequencyBasedAnalyzer(Analyzer):
     """An analyzer over the frequencies of groups in the data (Deequ's ``FrequencyBasedAnalyzer``).
 
     Its state is a :class:`~autovalidate.metrics.frequencies.FrequenciesState`;
-    all analyzers with the same :attr:`grouping` share one.
+    all analyzers with the same :attr:`grouping` share one. Its metric needs an
+    engine to query the frequency table, so the metric of a stored state comes
+    from :func:`autovalidate.analysis.metric_from_state`.
     """
 
     #: Queries :meth:`metric_from_frequencies` issues on the frequency table.
@@ -464,19 +460,6 @@ class FrequencyBasedAnalyzer(Analyzer):
     @abstractmethod
     def metric_from_frequencies(self, table: FrequencyTable) -> Metric:
         """Return the metric from a frequency table (queries it through the engine)."""
-
-    def metric_from_state(self, state: State | None) -> Metric:
-        """Return the metric of a stored frequency state (queried with DuckDB over Arrow)."""
-        if state is None:
-            return self.empty()
-        from autovalidate.engines.duckdb import ArrowFrequencyTable
-        from autovalidate.metrics.frequencies import FrequenciesState
-
-        assert isinstance(state, FrequenciesState)
-        try:
-            return self.metric_from_frequencies(ArrowFrequencyTable(state.table))
-        except Exception as exc:  # noqa: BLE001 - Deequ's Try
-            return self.failure(exc)
 
 
 class ScanShareableFrequencyBasedAnalyzer(FrequencyBasedAnalyzer):

@@ -27,8 +27,10 @@ Semantics every renderer keeps:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import math
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = [
     "AGGREGATE_FUNCTIONS",
@@ -38,6 +40,7 @@ __all__ = [
     "Expr",
     "Lit",
     "Sql",
+    "SqlSpecial",
     "and_",
     "coalesce",
     "col",
@@ -56,6 +59,7 @@ __all__ = [
     "is_null",
     "le",
     "length",
+    "literal_params",
     "lit",
     "ln",
     "lt",
@@ -66,10 +70,13 @@ __all__ = [
     "not_",
     "or_",
     "project_aggregate_inputs",
+    "quote_identifier",
     "quantile_grid",
     "quantile_grid_probabilities",
     "sql",
+    "sql_literal",
     "to_double",
+    "to_sql",
     "to_text",
     "total",
     "var_pop",
@@ -389,3 +396,121 @@ def hll_code(x: Expr, precision: int) -> Call:
     even for ``rest == 0``.
     """
     return _call("hll_code", x, lit(precision))
+
+
+def quote_identifier(name: str) -> str:
+    """Quote a column or table name for DuckDB and Spark SQL (double quotes doubled).
+
+    Parameters
+    ----------
+    name
+        Any identifier, possibly with spaces, quotes or unicode.
+
+    Returns
+    -------
+    str
+        ``"name"`` with embedded double quotes doubled.
+    """
+    return '"' + name.replace('"', '""') + '"'
+
+
+def sql_literal(value: Scalar) -> str:
+    """SQL text of a constant (``NULL``, ``TRUE``, ``1``, ``'it''s'``; NaN and inf cast)."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            return f"CAST('{value}' AS DOUBLE)"
+        return repr(value)
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def literal_params(args: Sequence[Expr]) -> list[Any]:
+    """The values of a call's constant parameters (all :class:`Lit`)."""
+    values = []
+    for a in args:
+        assert isinstance(a, Lit), "constant parameter expected"
+        values.append(a.value)
+    return values
+
+
+_SQL: dict[str, Callable[[list[str]], str]] = {
+    "count_star": lambda a: "count(*)",
+    "count": lambda a: f"count({a[0]})",
+    "sum": lambda a: f"sum({a[0]})",
+    "min": lambda a: f"min({a[0]})",
+    "max": lambda a: f"max({a[0]})",
+    "avg": lambda a: f"avg({a[0]})",
+    "var_pop": lambda a: f"var_pop({a[0]})",
+    "covar_pop": lambda a: f"covar_pop({a[0]}, {a[1]})",
+    "distinct_set": lambda a: f"list(DISTINCT {a[0]})",
+    "is_null": lambda a: f"({a[0]} IS NULL)",
+    "is_not_null": lambda a: f"({a[0]} IS NOT NULL)",
+    "and": lambda a: "(" + " AND ".join(a) + ")",
+    "or": lambda a: "(" + " OR ".join(a) + ")",
+    "not": lambda a: f"(NOT {a[0]})",
+    "when": lambda a: f"(CASE WHEN {a[0]} THEN {a[1]} ELSE {a[2]} END)",
+    "coalesce": lambda a: f"coalesce({', '.join(a)})",
+    "eq": lambda a: f"({a[0]} = {a[1]})",
+    "lt": lambda a: f"({a[0]} < {a[1]})",
+    "le": lambda a: f"({a[0]} <= {a[1]})",
+    "gt": lambda a: f"({a[0]} > {a[1]})",
+    "ge": lambda a: f"({a[0]} >= {a[1]})",
+    "mul": lambda a: f"({a[0]} * {a[1]})",
+    "ln": lambda a: f"ln({a[0]})",
+    "to_double": lambda a: f"TRY_CAST({a[0]} AS DOUBLE)",
+    "to_text": lambda a: f"CAST({a[0]} AS VARCHAR)",
+    "length": lambda a: f"length({a[0]})",
+    "is_in": lambda a: f"({a[0]} IN ({', '.join(a[1:])}))" if len(a) > 1 else "FALSE",
+    "window_sum": lambda a: f"sum({a[0]}) OVER (PARTITION BY {', '.join(a[1:])})",
+}
+
+#: An engine's rendering of the calls the shared SQL text leaves to it: gets the
+#: call and the renderer for its arguments, returns ``None`` to decline.
+SqlSpecial = Callable[[Call, Callable[[Expr], str]], "str | None"]
+
+
+def to_sql(expr: Expr, special: SqlSpecial | None = None) -> str:
+    """SQL text of an expression, in the dialect DuckDB and Spark SQL share.
+
+    This is also the text analyzers print (``str(analyzer)``), which keys
+    metrics in repositories, so it must not change between releases.
+
+    Parameters
+    ----------
+    expr
+        Any expression tree.
+    special
+        An engine's rendering of calls with no shared SQL spelling
+        (``quantile_grid``, ``hll_code``); tried first for every call.
+
+    Raises
+    ------
+    ValueError
+        For a call neither the shared vocabulary nor ``special`` renders.
+    """
+
+    def render(e: Expr) -> str:
+        return to_sql(e, special)
+
+    if isinstance(expr, Col):
+        return quote_identifier(expr.name)
+    if isinstance(expr, Lit):
+        return sql_literal(expr.value)
+    if isinstance(expr, Sql):
+        return f"({expr.text})"
+    if isinstance(expr, Call):
+        if special is not None:
+            text = special(expr, render)
+            if text is not None:
+                return text
+        if expr.fn == "full_match":
+            (pattern,) = literal_params(expr.args[1:])
+            return f"regexp_full_match({render(expr.args[0])}, {sql_literal(pattern)})"
+        if expr.fn in _SQL:
+            return _SQL[expr.fn]([render(a) for a in expr.args])
+    raise ValueError(f"no SQL rendering for {expr!r}")

@@ -36,6 +36,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from autovalidate.analysis.runner import AnalyzerContext
 from autovalidate.errors import ParameterError
 from autovalidate.metrics.base import (
     Analyzer,
@@ -46,7 +47,6 @@ from autovalidate.metrics.base import (
     MetricValue,
     plain,
 )
-from autovalidate.metrics.runner import AnalyzerContext
 
 __all__ = [
     "ROW_FIELDS",

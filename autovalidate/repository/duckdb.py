@@ -81,7 +81,8 @@ class DuckDBMetricsRepository(MetricsRepository):
     Examples
     --------
     >>> import tempfile, pandas as pd
-    >>> from autovalidate.metrics import AnalysisRunner, Completeness
+    >>> from autovalidate.analysis import AnalysisRunner
+    >>> from autovalidate.metrics import Completeness
     >>> repo = DuckDBMetricsRepository(tempfile.mkdtemp() + "/metrics.duckdb")
     >>> context = AnalysisRunner.on_data(pd.DataFrame({"a": [1, None]})).add_analyzer(
     ...     Completeness("a")).run()

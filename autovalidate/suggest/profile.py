@@ -46,12 +46,12 @@ from typing import Any
 
 import duckdb
 
+from autovalidate.analysis import AnalysisRunner
 from autovalidate.engines import ExecutionStats
 from autovalidate.engines.spark import is_spark_dataframe
 from autovalidate.errors import ColumnNotFoundError, ParameterError
 from autovalidate.io import cast_to_double, csv_as_text, is_csv_path, to_relation
 from autovalidate.metrics import (
-    AnalysisRunner,
     ApproxCountDistinct,
     Completeness,
     DataType,

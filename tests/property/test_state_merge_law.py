@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from autovalidate.analysis import metric_from_state
 from autovalidate.metrics import (
     ApproxCountDistinct,
     ApproxQuantile,
@@ -134,7 +135,7 @@ def _assert_merge_law(state_a, state_b, union: pa.Table, union_context) -> None:
         if analyzer in APPROXIMATE:
             _assert_quantiles_within_error(analyzer, merged, union)
             continue
-        from_states = analyzer.metric_from_state(merged)
+        from_states = metric_from_state(analyzer, merged)
         direct = union_context.metric(analyzer)
         assert (from_states.error is None) == (direct.error is None), (
             analyzer,

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from autovalidate.analysis import AnalysisRunner
 from autovalidate.anomaly import (
     ExponentialSmoothingStrategy,
     OnlineNormalStrategy,
@@ -16,7 +17,6 @@ from autovalidate.anomaly.constraint import NO_HISTORY
 from autovalidate.checks import Check, CheckLevel, VerificationSuite
 from autovalidate.errors import InsufficientHistoryError
 from autovalidate.metrics import (
-    AnalysisRunner,
     ApproxCountDistinct,
     Completeness,
     Maximum,

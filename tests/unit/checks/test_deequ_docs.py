@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+import autovalidate.analysis.runner
 import autovalidate.checks.verification
-import autovalidate.metrics.runner
 from tests.docs_support import assert_doctests_pass, run_markdown_examples
 
 
@@ -15,6 +15,6 @@ def test_markdown_examples_run_in_order():
     assert namespace["one_day"].metrics.stats.scans == 0
 
 
-@pytest.mark.parametrize("module", [autovalidate.metrics.runner, autovalidate.checks.verification])
+@pytest.mark.parametrize("module", [autovalidate.analysis.runner, autovalidate.checks.verification])
 def test_docstring_examples(module):
     assert_doctests_pass(module)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 import pytest
 
+from autovalidate.analysis import InMemoryStateProvider, PartitionedStates
 from autovalidate.checks import (
     Check,
     CheckLevel,
@@ -17,7 +18,7 @@ from autovalidate.checks import (
     VerificationSuite,
 )
 from autovalidate.checks.verification import CHECK_RESULT_COLUMNS
-from autovalidate.metrics import InMemoryStateProvider, PartitionedStates, PatternConformance, Size
+from autovalidate.metrics import PatternConformance, Size
 from tests.deequ_support import PatternDecision, arrow
 
 ORDERS = arrow(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from autovalidate.analysis import InMemoryStateProvider
 from autovalidate.engines.spark import SparkEngine, is_spark_dataframe
 from autovalidate.errors import EngineError
 from autovalidate.metrics import (
@@ -16,7 +17,6 @@ from autovalidate.metrics import (
     DataType,
     Entropy,
     Histogram,
-    InMemoryStateProvider,
     MaxLength,
     Mean,
     MutualInformation,

@@ -7,9 +7,14 @@ import json
 import pyarrow as pa
 import pytest
 
+from autovalidate.analysis import (
+    AnalysisRunner,
+    InMemoryStateProvider,
+    LocalDirectoryStateProvider,
+    PartitionedStates,
+)
 from autovalidate.errors import DataSourceError, ParameterError
 from autovalidate.metrics import (
-    AnalysisRunner,
     ApproxCountDistinct,
     ApproxQuantile,
     Completeness,
@@ -20,13 +25,10 @@ from autovalidate.metrics import (
     Entropy,
     FrequenciesState,
     Histogram,
-    InMemoryStateProvider,
-    LocalDirectoryStateProvider,
     MaxLength,
     Mean,
     Minimum,
     MutualInformation,
-    PartitionedStates,
     PatternMatch,
     Size,
     StandardDeviation,

@@ -7,15 +7,9 @@ import datetime as dt
 import pandas as pd
 import pytest
 
+from autovalidate.analysis import AnalysisRunner
 from autovalidate.errors import ParameterError, RepositoryError
-from autovalidate.metrics import (
-    AnalysisRunner,
-    Completeness,
-    Histogram,
-    Mean,
-    PatternConformance,
-    Size,
-)
+from autovalidate.metrics import Completeness, Histogram, Mean, PatternConformance, Size
 from autovalidate.repository import (
     DuckDBMetricsRepository,
     FileSystemMetricsRepository,

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
 
+from autovalidate.analysis.runner import AnalysisRunner, AnalyzerContext, metrics_from_states
+from autovalidate.analysis.state_provider import LocalDirectoryStateProvider
 from autovalidate.errors import ParameterError
 from autovalidate.metrics.base import Analyzer
-from autovalidate.metrics.runner import AnalysisRunner, AnalyzerContext, metrics_from_states
-from autovalidate.metrics.state_provider import LocalDirectoryStateProvider
 
 __all__ = ["PartitionedStates"]
 

@@ -29,6 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from autovalidate.analysis.state_provider import StateLoader, StatePersister
 from autovalidate.engines import Engine, ExecutionStats, engine_for
 from autovalidate.errors import AutovalidateError
 from autovalidate.metrics.base import (
@@ -43,13 +44,13 @@ from autovalidate.metrics.base import (
 )
 from autovalidate.metrics.expressions import Expr
 from autovalidate.metrics.frequencies import FrequenciesState
-from autovalidate.metrics.state_provider import StateLoader, StatePersister
 
 __all__ = [
     "AnalysisRunBuilder",
     "AnalysisRunner",
     "AnalyzerContext",
     "RunBuilder",
+    "metric_from_state",
     "metrics_from_states",
     "run_analyzers",
 ]
@@ -154,6 +155,31 @@ def _scanning_metrics(
             continue
         metrics[analyzer] = analyzer.metric_from_state(io.combine(analyzer, state))
     return metrics
+
+
+def metric_from_state(analyzer: Analyzer, state: State | None) -> Metric:
+    """The metric of the data a stored state summarizes, reading no data.
+
+    A frequency state is queried as Arrow through DuckDB (the one analyzer
+    family whose metric needs an engine); any other state gives its metric
+    directly.
+
+    Returns
+    -------
+    Metric
+        A failure metric for a ``None`` (empty) state or on any error.
+    """
+    if isinstance(analyzer, ScanShareableAnalyzer):
+        return analyzer.metric_from_state(state)
+    if state is None:
+        return analyzer.empty()
+    assert isinstance(analyzer, FrequencyBasedAnalyzer) and isinstance(state, FrequenciesState)
+    from autovalidate.engines.duckdb import ArrowFrequencyTable
+
+    try:
+        return _frequency_metrics([analyzer], ArrowFrequencyTable(state.table))[analyzer]
+    except Exception as exc:  # noqa: BLE001 - Deequ's Try: a failed metric is a value
+        return analyzer.failure(exc)
 
 
 def _frequency_metrics(
@@ -311,7 +337,7 @@ def metrics_from_states(
         if isinstance(analyzer, FrequencyBasedAnalyzer):
             groups.setdefault(analyzer.state_key, []).append(analyzer)
         else:
-            metrics[analyzer] = analyzer.metric_from_state(merged[analyzer.state_key])
+            metrics[analyzer] = metric_from_state(analyzer, merged[analyzer.state_key])
     for key, members in groups.items():
         state = merged[key]
         if state is None:
@@ -398,7 +424,8 @@ class AnalysisRunner:
     Examples
     --------
     >>> import pandas as pd
-    >>> from autovalidate.metrics import AnalysisRunner, Completeness, Size
+    >>> from autovalidate.analysis import AnalysisRunner
+    >>> from autovalidate.metrics import Completeness, Size
     >>> data = pd.DataFrame({"a": [1, None, 3, 4]})
     >>> context = AnalysisRunner.on_data(data).add_analyzer(Size()).add_analyzer(
     ...     Completeness("a")).run()
