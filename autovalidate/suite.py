@@ -198,7 +198,7 @@ def analyzer_from_dict(data: Mapping[str, Any]) -> Analyzer:
     ConstraintFormatError
         If the analyzer is unknown or its fields do not fit.
     """
-    from autovalidate import metrics
+    import autovalidate.metrics as metrics
 
     name = data.get("analyzer") if isinstance(data, Mapping) else None
     cls = getattr(metrics, str(name), None)

@@ -24,7 +24,6 @@ from autovalidate.anomaly.base import (
 )
 from autovalidate.anomaly.batch_normal import BatchNormalStrategy
 from autovalidate.anomaly.change import AbsoluteChangeStrategy, RelativeRateOfChangeStrategy
-from autovalidate.anomaly.constraint import AnomalyConstraint
 from autovalidate.anomaly.exponential_smoothing import (
     ExponentialSmoothingStrategy,
     fit_simple_exponential_smoothing,
@@ -38,7 +37,6 @@ __all__ = [
     "STRATEGIES",
     "AbsoluteChangeStrategy",
     "Anomaly",
-    "AnomalyConstraint",
     "AnomalyDetectionResult",
     "AnomalyDetectionStrategy",
     "AnomalyDetector",

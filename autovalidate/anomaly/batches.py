@@ -12,7 +12,7 @@ For every batch of a dataset, record as time series in a metrics repository
   :class:`~autovalidate.metrics.Minimum`, :class:`~autovalidate.metrics.Maximum`).
 
 A column is numeric when its values are (the profiler's Integral or
-Fractional, see :mod:`autovalidate.suggest.profile`) or when the history
+Fractional, see :mod:`autovalidate.profiles`) or when the history
 already tracks its mean: then it is cast to numbers (a value that is not a
 number is null for these statistics) so that the series go on.
 
@@ -46,13 +46,13 @@ from autovalidate.metrics import (
     StandardDeviation,
 )
 from autovalidate.metrics.base import Analyzer, Metric
+from autovalidate.profiles import profile_columns
 from autovalidate.repository.base import (
     AnalysisResult,
     DataPoint,
     MetricsRepository,
     ResultKey,
 )
-from autovalidate.suggest.profile import profile_columns
 
 __all__ = [
     "BATCH_STATISTICS",

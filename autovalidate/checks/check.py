@@ -699,7 +699,7 @@ class Check:
         ----------
         Schelter et al., PVLDB 2018, §3.4; Deequ ``Check.isNewestPointNonAnomalous``.
         """
-        from autovalidate.anomaly.constraint import AnomalyConstraint
+        from autovalidate.checks.anomaly import AnomalyConstraint
 
         return self.add_constraint(
             AnomalyConstraint(

@@ -6,7 +6,7 @@ Schelter et al., PVLDB 2018, §3.3 and §5.3; Deequ ``suggestions/`` and
 ``profiles/ColumnProfiler.scala``; Song & He, SIGMOD 2021 (the pattern rule).
 """
 
-from autovalidate.suggest.profile import (
+from autovalidate.profiles import (
     DEFAULT_CARDINALITY_THRESHOLD,
     ColumnProfile,
     ColumnProfiles,

@@ -1,6 +1,6 @@
 """Constraint suggestion rules: one function per rule, from a column profile to a suggestion.
 
-Each rule looks at one :class:`~autovalidate.suggest.profile.ColumnProfile`
+Each rule looks at one :class:`~autovalidate.profiles.ColumnProfile`
 (and the number of records) and returns a :class:`ConstraintSuggestion`, or
 ``None`` where it does not apply. The rules, thresholds and bounds are Deequ's
 (``suggestions/rules/*.scala``; Schelter et al., PVLDB 2018, §3.3), except
@@ -28,7 +28,7 @@ from autovalidate.errors import ParameterError
 from autovalidate.metrics import DataTypeInstance, DistributionValue
 from autovalidate.metrics.base import ColumnKind
 from autovalidate.metrics.frequencies import NULL_VALUE
-from autovalidate.suggest.profile import ColumnProfile
+from autovalidate.profiles import ColumnProfile
 from autovalidate.suite import Assertion, ConstraintSpec
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """Constraint suggestion for whole tables (Deequ's ``ConstraintSuggestionRunner``).
 
-The runner profiles the columns (:func:`~autovalidate.suggest.profile.profile_columns`:
+The runner profiles the columns (:func:`~autovalidate.profiles.profile_columns`:
 three passes with shared scans), applies every rule to every column profile,
 and, when asked, evaluates the suggestions on a held-out test set: the data are
 split at random into a training set, from which the constraints are suggested,
@@ -35,7 +35,7 @@ from autovalidate.engines.spark import is_spark_dataframe
 from autovalidate.errors import ParameterError
 from autovalidate.io import column_values, csv_as_text, is_csv_path, quote_identifier, to_relation
 from autovalidate.metrics import Size
-from autovalidate.suggest.profile import (
+from autovalidate.profiles import (
     DEFAULT_CARDINALITY_THRESHOLD,
     ColumnProfiles,
     profile_columns,

@@ -7,9 +7,9 @@ import pytest
 import autovalidate.anomaly.change
 import autovalidate.anomaly.exponential_smoothing
 import autovalidate.anomaly.simple_threshold
+import autovalidate.profiles
 import autovalidate.repository.base
 import autovalidate.repository.duckdb
-import autovalidate.suggest.profile
 import autovalidate.suggest.rules
 import autovalidate.suggest.runner
 import autovalidate.suite
@@ -26,7 +26,7 @@ def test_markdown_examples_run_in_order():
     "module",
     [
         autovalidate.suite,
-        autovalidate.suggest.profile,
+        autovalidate.profiles,
         autovalidate.suggest.rules,
         autovalidate.suggest.runner,
         autovalidate.repository.base,

@@ -13,8 +13,8 @@ from autovalidate.anomaly import (
     SimpleThresholdStrategy,
 )
 from autovalidate.anomaly.batches import batch_statistics, record_batch, validate_batch
-from autovalidate.anomaly.constraint import NO_HISTORY
 from autovalidate.checks import Check, CheckLevel, VerificationSuite
+from autovalidate.checks.anomaly import NO_HISTORY
 from autovalidate.errors import InsufficientHistoryError
 from autovalidate.metrics import (
     ApproxCountDistinct,

@@ -1,0 +1,99 @@
+"""The package's layers, read from the imports themselves (issue 14).
+
+Every ``import`` in ``autovalidate/`` counts: module-level, function-local and
+``TYPE_CHECKING`` ones alike, since a function-local back-edge is still a
+cycle a reader has to untangle. A module may import its own layer and the
+layers below it, never a layer above.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[2] / "autovalidate"
+
+#: Lowest first. A unit is a subpackage or a top-level module of ``autovalidate``.
+LAYERS: list[set[str]] = [
+    {"_version", "errors"},
+    {"metrics"},  # analyzer and expression declarations: no engine
+    {"io", "patterns", "drift"},
+    {"engines", "index"},  # engines render and run metrics; the index stores patterns
+    {"analysis", "solver"},  # the analysis runner; FMDV over the index
+    {"repository", "profiles", "constraint", "infer", "sparkutil", "spark"},
+    {"anomaly"},  # anomaly detection strategies, batch forecasts
+    {"checks"},  # checks and constraints (the anomaly constraint among them)
+    {"suite", "suggest"},
+    {"cli", "__main__", "__init__"},
+]
+
+
+def _layer_of(unit: str) -> int:
+    for i, layer in enumerate(LAYERS):
+        if unit in layer:
+            return i
+    raise AssertionError(f"autovalidate.{unit} is in no layer: add it to LAYERS")
+
+
+def _unit(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[0] != "autovalidate":
+        return None
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def _imported_units(tree: ast.AST, package: Path) -> list[tuple[str, int]]:
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(a.name, node.lineno) for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module == "autovalidate":  # a submodule, or a name of the root
+                for a in node.names:
+                    sub = (package / a.name).is_dir() or (package / f"{a.name}.py").is_file()
+                    found.append((f"autovalidate.{a.name}" if sub else "autovalidate", node.lineno))
+            else:
+                found.append((node.module, node.lineno))
+    return [(u, line) for m, line in found if (u := _unit(m)) is not None]
+
+
+def _edges_against_the_order(package: Path) -> list[str]:
+    bad = []
+    for path in sorted(package.rglob("*.py")):
+        rel = path.relative_to(package)
+        unit = rel.parts[0] if len(rel.parts) > 1 else rel.stem
+        here = _layer_of(unit)
+        for target, line in _imported_units(ast.parse(path.read_text(), str(path)), package):
+            if target == "__init__" and unit != "__init__":
+                bad.append(f"{rel}:{line} imports the package root")
+            elif target != unit and _layer_of(target) > here:
+                there = _layer_of(target)
+                bad.append(f"{rel}:{line} ({unit}, layer {here}) imports {target} (layer {there})")
+    return bad
+
+
+def test_every_import_points_down_the_layers() -> None:
+    assert _edges_against_the_order(PACKAGE) == []
+
+
+def test_every_unit_has_a_layer() -> None:
+    units = {
+        p.name.removesuffix(".py")
+        for p in PACKAGE.iterdir()
+        if p.suffix == ".py" or (p / "__init__.py").exists()
+    }
+    for unit in units:
+        _layer_of(unit)
+
+
+def test_a_back_edge_is_caught(tmp_path: Path) -> None:
+    """The test can fail: a metrics module importing an engine inside a function."""
+    pkg = tmp_path / "autovalidate"
+    (pkg / "metrics").mkdir(parents=True)
+    (pkg / "engines").mkdir()
+    (pkg / "metrics" / "base.py").write_text(
+        "def name(e):\n    from autovalidate.engines.duckdb import render\n    return render(e)\n"
+    )
+    (pkg / "engines" / "duckdb.py").write_text("from autovalidate.metrics.base import name\n")
+    bad = _edges_against_the_order(pkg)
+    assert len(bad) == 1 and "metrics" in bad[0] and "engines" in bad[0]
