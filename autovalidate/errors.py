@@ -31,6 +31,9 @@ The tree::
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 __all__ = [
     "AutovalidateError",
     "ColumnNotFoundError",
@@ -78,20 +81,31 @@ class DataError(AutovalidateError, ValueError):
 class ColumnNotFoundError(DataError, KeyError):
     """A named column is not in the data.
 
+    The message names the closest available columns (case-insensitive
+    similarity, :func:`difflib.get_close_matches`) and, briefly, the others.
+
     Attributes
     ----------
     column
         The column asked for.
     available
         The columns the data has.
+    closest
+        Up to three available names most like ``column``, best first.
     """
 
-    def __init__(self, column: str, available: list[str] | tuple[str, ...] = ()) -> None:
+    def __init__(self, column: str, available: Iterable[str] = ()) -> None:
         self.column = column
         self.available = list(available)
-        shown = ", ".join(self.available[:20])
-        more = "" if len(self.available) <= 20 else f", ... ({len(self.available)} in all)"
-        super().__init__(f"column {column!r} not found; available: {shown}{more}")
+        by_lower = {a.lower(): a for a in reversed(self.available)}
+        self.closest = [
+            by_lower[m]
+            for m in difflib.get_close_matches(column.lower(), list(by_lower), n=3, cutoff=0.6)
+        ]
+        hint = f"; closest: {', '.join(map(repr, self.closest))}" if self.closest else ""
+        shown = ", ".join(self.available[:8])
+        more = "" if len(self.available) <= 8 else f", ... ({len(self.available)} in all)"
+        super().__init__(f"column {column!r} not found{hint}; available: {shown}{more}")
 
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0])

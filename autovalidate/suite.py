@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any
 from autovalidate.checks.check import Check, CheckLevel, CheckStatus, ConstrainableDataType
 from autovalidate.checks.verification import VerificationResult, VerificationSuite
 from autovalidate.constraint import CONSTRAINT_KIND, PatternConstraint
-from autovalidate.errors import ConstraintFormatError, DataSourceError
+from autovalidate.errors import ColumnNotFoundError, ConstraintFormatError, DataSourceError
 from autovalidate.metrics.base import Analyzer
 
 if TYPE_CHECKING:
@@ -637,7 +637,13 @@ class ConstraintSuite:
         """The suite's checks, ready for a :class:`~autovalidate.checks.VerificationSuite`."""
         return [c.to_check(repository=repository) for c in self.checks]
 
-    def run(self, data: Any, *, repository: MetricsRepository | None = None) -> VerificationResult:
+    def run(
+        self,
+        data: Any,
+        *,
+        repository: MetricsRepository | None = None,
+        rename: Mapping[str, str] | None = None,
+    ) -> VerificationResult:
         """Verify ``data`` against every check.
 
         Parameters
@@ -648,6 +654,11 @@ class ConstraintSuite:
             or a PySpark DataFrame.
         repository
             Metrics history for ``has_no_anomalies`` constraints.
+        rename
+            Suite column -> data column, for a batch whose columns are named
+            differently from the data the suite was learned on
+            (``{"ZipCode": "zip"}`` checks the suite's ``ZipCode`` constraints
+            on the batch's ``zip``).
 
         Returns
         -------
@@ -656,6 +667,11 @@ class ConstraintSuite:
 
         Raises
         ------
+        ColumnNotFoundError
+            If a column a constraint reads, or a column ``rename`` names, is not
+            in the data: a schema error, not a failed check (as
+            :func:`~autovalidate.validate_spark` and
+            :meth:`PatternConstraint.validate` also raise).
         DataSourceError, DataError
             If the data cannot be read at all.
         ConstraintFormatError
@@ -665,8 +681,12 @@ class ConstraintSuite:
 
         checks = self.to_checks(repository=repository)
         if not is_csv_path(data):
-            return VerificationSuite().on_data(data).add_checks(checks).run()
+            view = _renamed(data, rename or {})
+            _require_columns(checks, _column_names(view))
+            return VerificationSuite().on_data(view).add_checks(checks).run()
         with csv_as_text(data) as text:
+            text = _renamed(text, rename or {})
+            _require_columns(checks, _column_names(text))
             numeric = [
                 a
                 for check in checks
@@ -682,6 +702,53 @@ class ConstraintSuite:
     def pattern_constraints(self) -> list[PatternConstraint]:
         """The pattern constraints, in order."""
         return [c for c in self.constraints if isinstance(c, PatternConstraint)]
+
+
+def _renamed(data: Any, rename: Mapping[str, str]) -> Any:
+    """``data`` with each data column ``rename[c]`` read as the suite's column ``c``.
+
+    Raises
+    ------
+    ColumnNotFoundError
+        If a data column named in ``rename`` is not in the data.
+    """
+    from autovalidate.engines.spark import is_spark_dataframe
+
+    if not rename:
+        return data
+    available = _column_names(data)
+    for source in rename.values():
+        if source not in available:
+            raise ColumnNotFoundError(source, available)
+    if is_spark_dataframe(data):
+        return data.withColumnsRenamed({v: k for k, v in rename.items()})
+    from autovalidate.engines.duckdb import new_connection
+    from autovalidate.io import to_relation
+    from autovalidate.metrics.expressions import quote_identifier
+
+    relation = to_relation(data, new_connection())
+    target = {v: k for k, v in rename.items()}
+    kept = [c for c in relation.columns if c not in rename or c in target]
+    return relation.project(
+        ", ".join(f"{quote_identifier(c)} AS {quote_identifier(target.get(c, c))}" for c in kept)
+    )
+
+
+def _column_names(data: Any) -> list[str]:
+    from autovalidate.engines import engine_for
+
+    return list(engine_for(data).schema())
+
+
+def _require_columns(checks: Sequence[Check], available: Sequence[str]) -> None:
+    """Raise for the first column a check reads that the data lacks."""
+    for check in checks:
+        for analyzer in check.required_analyzers():
+            for name in ("column", "columns", "first_column", "second_column"):
+                value = getattr(analyzer, name, None)
+                for column in [value] if isinstance(value, str) else value or ():
+                    if column not in available:
+                        raise ColumnNotFoundError(column, available)
 
 
 def _run_with_numeric_view(

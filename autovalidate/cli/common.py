@@ -11,8 +11,9 @@ from typing import Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
-from autovalidate.errors import AutovalidateError
+from autovalidate.errors import AutovalidateError, ParameterError
 
 __all__ = [
     "EXIT_ERROR",
@@ -22,7 +23,9 @@ __all__ = [
     "err_console",
     "fail",
     "handle_errors",
+    "parse_rename",
     "print_json",
+    "styled",
 ]
 
 #: The command succeeded and every check passed.
@@ -33,10 +36,18 @@ EXIT_FAILED = 1
 #: unreadable or incompatible index, engine failure.
 EXIT_ERROR = 2
 
-console = Console()
-err_console = Console(stderr=True)
+# Markup is off: data, column names, paths and regexes are printed as written
+# (a `[/]` in a value would crash rich, and `[final]` would vanish). Styled
+# words go through :func:`styled`.
+console = Console(markup=False)
+err_console = Console(stderr=True, markup=False)
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def styled(text: str, style: str) -> Text:
+    """``text`` shown in ``style`` (``"green"``, ``"bold red"``), never read as markup."""
+    return Text(text, style=style)
 
 
 def print_json(data: Any) -> None:
@@ -47,8 +58,27 @@ def print_json(data: Any) -> None:
 
 def fail(message: str) -> NoReturn:
     """Print ``error: message`` on stderr and exit with code 2."""
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    err_console.print(styled("error:", "bold red"), message, highlight=False, soft_wrap=True)
     raise typer.Exit(EXIT_ERROR)
+
+
+def parse_rename(pairs: list[str]) -> dict[str, str]:
+    """``["ZipCode=zip"]`` -> ``{"ZipCode": "zip"}`` (suite column -> file column).
+
+    Raises
+    ------
+    ParameterError
+        If a pair has no ``=`` or an empty side, or a suite column is renamed twice.
+    """
+    mapping: dict[str, str] = {}
+    for pair in pairs:
+        suite_column, sep, file_column = pair.partition("=")
+        if not (sep and suite_column and file_column):
+            raise ParameterError(f"--rename {pair!r}: expected SUITE_COLUMN=FILE_COLUMN")
+        if suite_column in mapping:
+            raise ParameterError(f"--rename: column {suite_column!r} renamed twice")
+        mapping[suite_column] = file_column
+    return mapping
 
 
 def handle_errors(fn: F) -> F:

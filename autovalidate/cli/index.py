@@ -9,7 +9,7 @@ import typer
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from autovalidate.cli.common import console, handle_errors, print_json
+from autovalidate.cli.common import console, handle_errors, print_json, styled
 from autovalidate.errors import IndexBuildError
 from autovalidate.index.schema import read_metadata
 from autovalidate.patterns.enumeration import DEFAULT_BUDGET, DEFAULT_LADDER, DEFAULT_TAU
@@ -68,7 +68,7 @@ def build(
     ladder = tuple(sorted({min_coverage, *[c for c in DEFAULT_LADDER if c > min_coverage]}))
     started = time.time()
     with Progress(
-        TextColumn("[bold]{task.description}"),
+        TextColumn("{task.description}", style="bold", markup=False),
         BarColumn(),
         TaskProgressColumn(),
         TimeElapsedColumn(),
@@ -97,9 +97,10 @@ def build(
         print_json({"path": str(out), **meta.__dict__})
         return
     console.print(
-        f"[green]built[/] {out}: {meta.patterns:,} patterns from "
+        styled("built", "green"),
+        f"{out}: {meta.patterns:,} patterns from "
         f"{meta.corpus['columns']:,} columns "
-        f"({meta.corpus['values']:,} values) in {time.time() - started:.0f} s"
+        f"({meta.corpus['values']:,} values) in {time.time() - started:.0f} s",
     )
 
 

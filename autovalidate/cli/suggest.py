@@ -10,7 +10,7 @@ from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, T
 from rich.table import Table
 
 from autovalidate.checks.check import CheckLevel
-from autovalidate.cli.common import console, handle_errors, print_json
+from autovalidate.cli.common import console, handle_errors, print_json, styled
 from autovalidate.errors import EmptyColumnError, ParameterError
 from autovalidate.index.reader import PatternIndex
 from autovalidate.infer import suggest_pattern
@@ -122,7 +122,7 @@ def _suggest_table(
     if test_ratio is not None:
         builder = builder.use_train_test_split_with_testset_ratio(test_ratio, seed)
     with Progress(
-        TextColumn("[bold]{task.description}"),
+        TextColumn("{task.description}", style="bold", markup=False),
         BarColumn(),
         TaskProgressColumn(),
         TimeElapsedColumn(),
@@ -171,13 +171,17 @@ def _print_table_result(
         f"({result.column_profiles.stats.scans} scans)"
     )
     if result.pattern_rule != "applied":
-        console.print(f"[yellow]pattern rule {result.pattern_rule}[/] (give --index to apply it)")
+        console.print(
+            styled(f"pattern rule {result.pattern_rule}", "yellow"), "(give --index to apply it)"
+        )
     if result.evaluation is not None:
         rows = result.evaluation_rows()
         held = sum(1 for row in rows if row["status"] == "Success")
         evaluation = Table("column", "rule", "on the test set", "coverage", title="evaluation")
         for row in rows:
-            status = "[green]holds[/]" if row["status"] == "Success" else "[red]fails[/]"
+            status = (
+                styled("holds", "green") if row["status"] == "Success" else styled("fails", "red")
+            )
             coverage = "" if row["coverage"] is None else f"{row['coverage']:.4g}"
             evaluation.add_row(row["column"], row["rule"], status, coverage)
         console.print(evaluation)
@@ -221,9 +225,10 @@ def _suggest_pattern(
         return
     if constraint is None:
         console.print(
-            f"[yellow]no constraint[/] for {column!r}: no hypothesis pattern is feasible "
+            styled("no constraint", "yellow"),
+            f"for {column!r}: no hypothesis pattern is feasible "
             f"(estimated FPR > r={options['r']} or coverage < m={options['m']}); "
-            "natural-language columns usually end here."
+            "natural-language columns usually end here.",
         )
         return
     table = Table(show_header=False, box=None)

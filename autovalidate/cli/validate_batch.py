@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from autovalidate.anomaly import (
     BatchNormalStrategy,
@@ -15,7 +16,7 @@ from autovalidate.anomaly import (
 )
 from autovalidate.anomaly.base import AnomalyDetectionStrategy
 from autovalidate.anomaly.batches import record_batch, validate_batch
-from autovalidate.cli.common import EXIT_FAILED, console, handle_errors, print_json
+from autovalidate.cli.common import EXIT_FAILED, console, handle_errors, print_json, styled
 from autovalidate.cli.metrics import REPOSITORY_HELP, parse_tags
 from autovalidate.repository import ResultKey, open_repository
 
@@ -117,14 +118,18 @@ def validate_batch_command(
                 _number(s.expected),
                 interval,
                 str(s.history),
-                f"[{colour}]{s.status}[/]",
+                styled(s.status, colour),
             )
         console.print(table)
-        verdict = "[green]accepted[/]" if result.accepted else "[bold red]rejected[/]"
+        verdict = styled("accepted", "green") if result.accepted else styled("rejected", "bold red")
         reasons = ", ".join(f"{s.name}({s.column})" for s in result.rejecting)
         console.print(
-            f"{file}: {verdict} against {result.history_results} earlier batches"
-            + (f"; outside the interval: {reasons}" if reasons else "")
+            Text.assemble(
+                f"{file}: ",
+                verdict,
+                f" against {result.history_results} earlier batches"
+                + (f"; outside the interval: {reasons}" if reasons else ""),
+            )
         )
         if recorded is not None:
             console.print(f"recorded at {recorded.date.isoformat()}")

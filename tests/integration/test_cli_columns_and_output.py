@@ -1,0 +1,107 @@
+"""Issue 10 as a user meets it: renamed columns, missing columns, readable output.
+
+Real files, a real index (the lake-mini index built by local Spark), the real
+CLI through typer's runner.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from autovalidate.cli import app
+from autovalidate.errors import ColumnNotFoundError
+from autovalidate.suite import ConstraintSuite
+
+pytestmark = pytest.mark.spark
+runner = CliRunner()
+
+
+def run(*args: object):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+@pytest.fixture()
+def renamed_batch(mini_index, tmp_path) -> tuple[Path, Path, Path]:
+    """A suite learned on `order_id`, and a batch that calls it `orderId`, with bad ids."""
+    train = tmp_path / "train.csv"
+    train.write_text("order_id,note\n" + "".join(f"A-{i:04d},x\n" for i in range(300)))
+    batch = tmp_path / "batch.csv"
+    batch.write_text(
+        "orderId,note\n"
+        + "".join(f"A-{i:04d},x\n" for i in range(200))
+        + "".join(f"a{i},x\n" for i in range(100))
+    )
+    suite = tmp_path / "suite.json"
+    res = run(
+        "suggest", train, "-c", "order_id", "-i", mini_index, "--r", "0.5", "--m", "1", "-o", suite
+    )
+    assert res.exit_code == 0 and suite.exists(), res.output
+    return train, batch, suite
+
+
+def test_a_missing_column_is_exit_2_naming_the_closest(renamed_batch):
+    _, batch, suite = renamed_batch
+    res = run("validate", batch, "-c", suite)
+    assert res.exit_code == 2, res.output
+    line = res.output.strip()
+    assert line.startswith("error:") and "\n" not in line
+    assert "'order_id' not found" in line and "closest: 'orderId'" in line
+
+
+def test_rename_checks_the_suite_column_on_the_batch_column(renamed_batch):
+    train, batch, suite = renamed_batch
+    res = run("validate", batch, "-c", suite, "--rename", "order_id=orderId")
+    assert res.exit_code == 1, res.output
+    assert "non-conforming examples: 'a0'" in res.output  # shown without --json
+    assert "33.33% non-conforming" in res.output
+    doc = json.loads(
+        run("validate", batch, "-c", suite, "--rename", "order_id=orderId", "--json").output
+    )
+    assert doc["results"][0]["examples"][0] == "a0"
+    # a rename does not hide a pass: the training file under another name passes
+    renamed_train = train.with_name("renamed.csv")
+    renamed_train.write_text(train.read_text().replace("order_id,", "orderId,", 1))
+    assert (
+        run("validate", renamed_train, "-c", suite, "--rename", "order_id=orderId").exit_code == 0
+    )
+
+
+@pytest.mark.parametrize("pair", ["order_id", "=orderId", "order_id=nope"])
+def test_a_bad_rename_is_exit_2(renamed_batch, pair):
+    _, batch, suite = renamed_batch
+    res = run("validate", batch, "-c", suite, "--rename", pair)
+    assert res.exit_code == 2 and res.output.startswith("error:"), res.output
+
+
+def test_python_suite_run_raises_on_a_missing_column_and_renames(renamed_batch):
+    _, batch, suite_path = renamed_batch
+    suite = ConstraintSuite.load(suite_path)
+    with pytest.raises(ColumnNotFoundError) as caught:
+        suite.run(str(batch))
+    assert caught.value.column == "order_id" and caught.value.closest == ["orderId"]
+    result = suite.run(str(batch), rename={"order_id": "orderId"})
+    assert result.status.value == "Error"
+
+
+def test_text_from_the_data_is_never_read_as_markup(mini_index, tmp_path):
+    folder = tmp_path / "runs[final]"
+    folder.mkdir()
+    data = folder / "report[final].csv"
+    data.write_text("code[/],[red]n[/red]\n" + "".join(f"[{i}],[final]\n" for i in range(200)))
+    suite = tmp_path / "s.json"
+    res = run(
+        "suggest", data, "-c", "code[/]", "-i", mini_index, "--r", "0.5", "--m", "1", "-o", suite
+    )
+    assert res.exit_code == 0, res.output
+    assert "code[/]" in res.output
+    if suite.exists():  # a pattern for `[0]`..`[199]`: its regex is shown as written
+        regex = json.loads(suite.read_text())["constraints"][0]["regex"]
+        assert regex in res.output.replace("\n", "")
+        ok = run("validate", data, "-c", suite)
+        assert ok.exit_code == 0 and "Traceback" not in ok.output, ok.output
+    missing = run("validate", folder / "gone[final].csv", "-c", suite)
+    assert missing.exit_code == 2 and "gone[final].csv" in missing.output, missing.output
