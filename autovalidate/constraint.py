@@ -8,24 +8,27 @@ against the training counts for tolerant rules (FMDV-H, FMDV-VH), or
 ``strict`` (any non-conforming value fails) for rules without tolerance (FMDV,
 FMDV-V).  Nulls are completeness, a separate metric: they are never counted.
 
-The same counting runs on Python sequences (Python ``regex``), on files,
-pandas and Arrow (DuckDB ``regexp_full_match``, RE2) and on Spark DataFrames
-(``rlike``, Java; :mod:`autovalidate.spark`); the regex means the same in the
-three dialects.
+The same counting runs on Python sequences, files, pandas and Arrow (DuckDB
+``regexp_full_match``: RE2, linear time in the value's length) and on Spark
+DataFrames (``rlike``, Java; :mod:`autovalidate.spark`); the regex means the
+same in both dialects. A constraint's regex is always the rendering of its
+pattern (:func:`~autovalidate.patterns.render.pattern_regex`): loading one
+whose regex differs is refused, so no hand-edited regex (a back-reference, a
+nested quantifier) ever runs.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
 from typing import Any
 
 import duckdb
-import regex
+import pyarrow as pa
 
 from autovalidate.drift import TESTS, DriftTest, drift_test
-from autovalidate.errors import ConstraintFormatError, DataError
+from autovalidate.errors import ConstraintFormatError, DataError, ParameterError
 from autovalidate.io import (
     column_values,
     is_value_sequence,
@@ -33,6 +36,7 @@ from autovalidate.io import (
     resolve_column,
     to_relation,
 )
+from autovalidate.patterns.render import pattern_regex, render_body
 
 __all__ = ["CONSTRAINT_KIND", "PatternConstraint", "PatternValidationResult"]
 
@@ -40,11 +44,6 @@ CONSTRAINT_KIND = "autovalidate-pattern"
 CONSTRAINT_VERSION = 1
 #: Non-conforming values reported with a result.
 DEFAULT_EXAMPLES = 5
-
-
-@lru_cache(maxsize=256)
-def _compiled(rx: str) -> regex.Pattern[str]:
-    return regex.compile(rx)
 
 
 @dataclass(frozen=True)
@@ -203,10 +202,19 @@ class PatternConstraint:
             message=message,
         )
 
-    def nonconforming(self, values: list[str]) -> list[str]:
-        """The values (non-null, in order) that do not fully match :attr:`regex`."""
-        rx = _compiled(self.regex)
-        return [v for v in values if rx.fullmatch(v) is None]
+    def nonconforming(self, values: Sequence[str | None]) -> list[str]:
+        """The non-null values that do not fully match :attr:`regex`, in order (RE2)."""
+        con = duckdb.connect()
+        try:
+            relation = con.from_arrow(pa.table({"value": pa.array(values, pa.string())}))
+            nonconforming = self._nonconforming_sql(quote_identifier("value"))
+            return [r[0] for r in relation.filter(nonconforming).fetchall()]
+        finally:
+            con.close()
+
+    def _nonconforming_sql(self, column_sql: str) -> str:
+        literal = "'" + self.regex.replace("'", "''") + "'"
+        return f"{column_sql} IS NOT NULL AND NOT regexp_full_match({column_sql}, {literal})"
 
     def validate(
         self,
@@ -243,33 +251,34 @@ class PatternConstraint:
         DataError, DataSourceError
             If the data cannot be read.
         """
-        if is_value_sequence(data):
-            values = [v for v in column_values(data) if v is not None]
-            bad = self.nonconforming(values)
-            return self.evaluate_counts(
-                len(bad), len(values), examples=bad[:examples], column=column
-            )
-        column = column if column is not None else self.column
+        sequence = is_value_sequence(data)
+        if sequence:  # the values as a one-column table: the same RE2 counting
+            data = pa.table({"value": pa.array(column_values(data), pa.string())})
+        wanted = "value" if sequence else (column if column is not None else self.column)
         own = con is None
         con = con or duckdb.connect()
         try:
             rel = to_relation(data, con, all_varchar=True)
-            column = resolve_column(rel, column)
-            col = f"CAST({quote_identifier(column)} AS VARCHAR)"
-            literal = "'" + self.regex.replace("'", "''") + "'"
-            nonconforming = f"{col} IS NOT NULL AND NOT regexp_full_match({col}, {literal})"
+            read = resolve_column(rel, wanted)
+            col = f"CAST({quote_identifier(read)} AS VARCHAR)"
+            nonconforming = self._nonconforming_sql(col)
             ((n_values, n_bad),) = rel.aggregate(
                 f"count({col}), count(*) FILTER (WHERE {nonconforming})"
             ).fetchall()
-            sample = [
-                r[0] for r in rel.filter(nonconforming).select(col).limit(examples).fetchall()
-            ]
+            # a second query only when there is something to show
+            sample = (
+                [r[0] for r in rel.filter(nonconforming).select(col).limit(examples).fetchall()]
+                if n_bad
+                else []
+            )
         except duckdb.Error as exc:
-            raise DataError(f"cannot validate column {column!r}: {exc}") from exc
+            raise DataError(f"cannot validate column {wanted!r}: {exc}") from exc
         finally:
             if own:
                 con.close()
-        return self.evaluate_counts(int(n_bad), int(n_values), examples=sample, column=column)
+        return self.evaluate_counts(
+            int(n_bad), int(n_values), examples=sample, column=column if sequence else read
+        )
 
     # -- serialising --------------------------------------------------------
 
@@ -290,7 +299,8 @@ class PatternConstraint:
         Raises
         ------
         ConstraintFormatError
-            If the kind, version or a field is wrong, or the regex does not compile.
+            If the kind, version or a field is wrong, or the regex or a
+            segment's regex is not what its pattern renders to.
         """
         if not isinstance(data, dict) or data.get("kind") != CONSTRAINT_KIND:
             raise ConstraintFormatError(f"not a {CONSTRAINT_KIND} constraint")
@@ -311,8 +321,40 @@ class PatternConstraint:
             and 0 <= constraint.train_nonconforming <= constraint.train_n
         ):
             raise ConstraintFormatError("training counts must satisfy 0 <= non-conforming <= n")
-        try:
-            _compiled(constraint.regex)
-        except regex.error as exc:
-            raise ConstraintFormatError(f"regex does not compile: {exc}") from exc
+        _check_rendering(constraint)
         return constraint
+
+
+def _check_rendering(constraint: PatternConstraint) -> None:
+    """Refuse a constraint whose regexes are not its patterns' rendering.
+
+    Raises
+    ------
+    ConstraintFormatError
+        Naming the regex found and the one the pattern renders to.
+    """
+    try:
+        parts = [
+            (str(seg["pattern"]), bool(seg.get("optional", False))) for seg in constraint.segments
+        ]
+        expected = pattern_regex(parts)
+        for seg, (pattern, _) in zip(constraint.segments, parts, strict=True):
+            if seg.get("regex", render_body(pattern)) != render_body(pattern):
+                raise ConstraintFormatError(
+                    f"segment {pattern!r}: regex {seg['regex']!r} is not its rendering "
+                    f"{render_body(pattern)!r}"
+                )
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise ConstraintFormatError(f"malformed segments: {exc}") from exc
+    except ParameterError as exc:
+        raise ConstraintFormatError(f"a segment's pattern does not parse: {exc}") from exc
+    if not parts:  # no vertical cut recorded: the pattern is one segment
+        try:
+            expected = pattern_regex(constraint.pattern)
+        except ParameterError as exc:
+            raise ConstraintFormatError(f"the pattern does not parse: {exc}") from exc
+    if constraint.regex != expected:
+        raise ConstraintFormatError(
+            f"regex {constraint.regex!r} is not the rendering of pattern "
+            f"{constraint.pattern!r} ({expected!r}); edit the pattern's segments, not the regex"
+        )

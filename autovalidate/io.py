@@ -17,6 +17,7 @@ pattern validation, the Deequ DuckDB engine and the CLI read data the same way:
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -271,10 +272,13 @@ def non_null_values(values: Iterable[str | None], column: str | None = None) -> 
 
 
 def is_null(v: object) -> bool:
-    """True for ``None`` and NaN (pandas' missing value)."""
+    """True for ``None``, NaN, and pandas' ``pd.NA`` and ``pd.NaT`` (nullable dtypes)."""
     if v is None:
         return True
-    return isinstance(v, float) and v != v  # NaN, as pandas gives for missing
+    if isinstance(v, float):
+        return v != v  # NaN, as pandas gives for missing
+    pandas = sys.modules.get("pandas")  # only data from pandas can hold its markers
+    return pandas is not None and (v is pandas.NA or v is pandas.NaT)
 
 
 def is_value_sequence(data: Any) -> bool:

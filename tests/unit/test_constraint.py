@@ -17,7 +17,7 @@ def make(test="fisher", train_n=100, train_bad=2) -> PatternConstraint:
         segments=(
             {
                 "pattern": "<digit>{2}-<upper>{2}",
-                "regex": "",
+                "regex": r"[0-9]{2}\-\p{Lu}{2}",
                 "fpr": 0.0,
                 "cov": 9,
                 "optional": False,
@@ -68,7 +68,16 @@ def test_csv_values_are_read_as_written(tmp_path):
     csv = tmp_path / "z.csv"
     csv.write_text("zip\n007\n012\n123\n")
     c = PatternConstraint(
-        r"\A(?:[0-9]{3})\z", "<digit>{3}", (), 0.0, "fmdv", "strict", 0.01, 3, 0, "zip"
+        r"\A(?:[0-9]{3})\z",
+        "<digit>{3}",
+        ({"pattern": "<digit>{3}", "optional": False},),
+        0.0,
+        "fmdv",
+        "strict",
+        0.01,
+        3,
+        0,
+        "zip",
     )
     assert c.validate(csv).passed
 
@@ -128,3 +137,48 @@ def test_suggest_records_training_nonconformity(small_index):
 def test_suggest_refuses_empty_columns(small_index):
     with pytest.raises(EmptyColumnError):
         suggest_pattern([None, None], small_index)
+
+
+@pytest.mark.parametrize(
+    "regex",
+    [
+        r"\A(?:[0-9]{2}\-\p{L}{2})\z",  # a looser class than the pattern's
+        r"\A(?:(a|aa)+)\z",  # catastrophic backtracking in a backtracking engine
+        r"\A(?:([0-9])\1\-\p{Lu}{2})\z",  # a back-reference, which RE2 rejects
+    ],
+)
+def test_a_regex_that_is_not_its_patterns_rendering_is_refused(regex):
+    doc = json.loads(make().to_json())
+    doc["regex"] = regex
+    with pytest.raises(ConstraintFormatError, match="not the rendering"):
+        PatternConstraint.from_dict(doc)
+
+
+def test_a_tampered_segment_regex_or_pattern_is_refused():
+    doc = json.loads(make().to_json())
+    doc["segments"][0]["regex"] = ".*"
+    with pytest.raises(ConstraintFormatError, match="segment"):
+        PatternConstraint.from_dict(doc)
+    doc = json.loads(make().to_json())
+    doc["segments"][0]["pattern"] = "<digit>{2}-<nope>{2}"
+    with pytest.raises(ConstraintFormatError):
+        PatternConstraint.from_dict(doc)
+
+
+def test_pandas_missing_values_are_nulls():
+    c = make()
+    strings = pd.Series(["12-AB", pd.NA, "99-ZZ", None], dtype="string")
+    assert (c.validate(strings).n_values, c.validate(strings).n_nonconforming) == (2, 0)
+    digits = PatternConstraint.from_dict(
+        {
+            **json.loads(make().to_json()),
+            "regex": r"\A(?:[0-9]+)\z",
+            "pattern": "<digit>+",
+            "segments": [{"pattern": "<digit>+", "regex": "[0-9]+", "optional": False}],
+        }
+    )
+    ints = pd.Series([1, pd.NA, 30], dtype="Int64")
+    result = digits.validate(ints)
+    assert (result.n_values, result.n_nonconforming) == (2, 0) and result.passed
+    frame = pd.DataFrame({"code": pd.Series(["12-AB", pd.NA], dtype="string")})
+    assert (c.validate(frame).n_values, c.validate(frame).n_nonconforming) == (1, 0)
