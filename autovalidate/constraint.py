@@ -20,23 +20,29 @@ nested quantifier) ever runs.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import duckdb
 import pyarrow as pa
 
 from autovalidate.drift import TESTS, DriftTest, drift_test
-from autovalidate.errors import ConstraintFormatError, DataError, ParameterError
-from autovalidate.io import (
-    column_values,
-    is_value_sequence,
-    quote_identifier,
-    resolve_column,
-    to_relation,
+from autovalidate.engines import Engine
+from autovalidate.engines.duckdb import DuckDBEngine
+from autovalidate.engines.spark import SparkEngine, is_spark_dataframe
+from autovalidate.errors import (
+    ColumnNotFoundError,
+    ConstraintFormatError,
+    DataError,
+    ParameterError,
 )
+from autovalidate.io import column_values, csv_as_text, is_csv_path, is_value_sequence
+from autovalidate.metrics.strings import PatternConformance
 from autovalidate.patterns.render import pattern_regex, render_body
+
+if TYPE_CHECKING:
+    import duckdb
 
 __all__ = ["CONSTRAINT_KIND", "PatternConstraint", "PatternValidationResult"]
 
@@ -202,20 +208,6 @@ class PatternConstraint:
             message=message,
         )
 
-    def nonconforming(self, values: Sequence[str | None]) -> list[str]:
-        """The non-null values that do not fully match :attr:`regex`, in order (RE2)."""
-        con = duckdb.connect()
-        try:
-            relation = con.from_arrow(pa.table({"value": pa.array(values, pa.string())}))
-            nonconforming = self._nonconforming_sql(quote_identifier("value"))
-            return [r[0] for r in relation.filter(nonconforming).fetchall()]
-        finally:
-            con.close()
-
-    def _nonconforming_sql(self, column_sql: str) -> str:
-        literal = "'" + self.regex.replace("'", "''") + "'"
-        return f"{column_sql} IS NOT NULL AND NOT regexp_full_match({column_sql}, {literal})"
-
     def validate(
         self,
         data: Any,
@@ -224,21 +216,27 @@ class PatternConstraint:
         examples: int = DEFAULT_EXAMPLES,
         con: duckdb.DuckDBPyConnection | None = None,
     ) -> PatternValidationResult:
-        """Validate a batch of local data.
+        """Validate a batch: count its non-conforming values and decide with the drift test.
+
+        The counts are the :class:`~autovalidate.metrics.PatternConformance`
+        analyzer run by the data's engine (DuckDB's RE2 for local data, Java's
+        regex on Spark), in one scan; a second query fetches examples only
+        when some value does not conform.
 
         Parameters
         ----------
         data
             A sequence of values (list, tuple, pandas Series, pyarrow Array;
-            ``None``/NaN are nulls), or a table: a CSV/Parquet path, a pandas
-            DataFrame, a pyarrow Table or a DuckDB relation (then ``column``
-            names the column, by default :attr:`column`).
+            ``None``, NaN and ``pd.NA`` are nulls), or a table: a CSV/Parquet
+            path (CSV read as text, exactly as written), a pandas DataFrame, a
+            pyarrow Table, a DuckDB relation or a PySpark DataFrame (then
+            ``column`` names the column, by default :attr:`column`).
         column
-            Column of a table.
+            Column of a table (any type: values are compared as text).
         examples
             How many non-conforming values to report.
         con
-            DuckDB connection for tables; a fresh one by default.
+            DuckDB connection for local tables; a fresh one by default.
 
         Returns
         -------
@@ -250,34 +248,30 @@ class PatternConstraint:
             If the table has no such column.
         DataError, DataSourceError
             If the data cannot be read.
+        EngineError
+            If the engine fails the query.
         """
         sequence = is_value_sequence(data)
-        if sequence:  # the values as a one-column table: the same RE2 counting
+        if sequence:  # the values as a one-column table: the same counting
             data = pa.table({"value": pa.array(column_values(data), pa.string())})
         wanted = "value" if sequence else (column if column is not None else self.column)
-        own = con is None
-        con = con or duckdb.connect()
-        try:
-            rel = to_relation(data, con, all_varchar=True)
-            read = resolve_column(rel, wanted)
-            col = f"CAST({quote_identifier(read)} AS VARCHAR)"
-            nonconforming = self._nonconforming_sql(col)
-            ((n_values, n_bad),) = rel.aggregate(
-                f"count({col}), count(*) FILTER (WHERE {nonconforming})"
-            ).fetchall()
-            # a second query only when there is something to show
+        with _engine(data, con) as engine:
+            names = list(engine.schema())
+            if wanted is None and len(names) != 1:
+                raise DataError(f"the table has {len(names)} columns; name one with column=")
+            read = names[0] if wanted is None else wanted
+            if read not in names:
+                raise ColumnNotFoundError(read, names)
+            analyzer = PatternConformance(read, self.regex)
+            state = analyzer.state_from_aggregates(engine.aggregate(analyzer.aggregations()))
+            n_bad = state.count - state.num_matches
             sample = (
-                [r[0] for r in rel.filter(nonconforming).select(col).limit(examples).fetchall()]
+                [r[0] for r in engine.sample(analyzer.nonconforming(), [analyzer.text()], examples)]
                 if n_bad
                 else []
             )
-        except duckdb.Error as exc:
-            raise DataError(f"cannot validate column {wanted!r}: {exc}") from exc
-        finally:
-            if own:
-                con.close()
         return self.evaluate_counts(
-            int(n_bad), int(n_values), examples=sample, column=column if sequence else read
+            n_bad, state.count, examples=sample, column=column if sequence else read
         )
 
     # -- serialising --------------------------------------------------------
@@ -323,6 +317,25 @@ class PatternConstraint:
             raise ConstraintFormatError("training counts must satisfy 0 <= non-conforming <= n")
         _check_rendering(constraint)
         return constraint
+
+
+@contextmanager
+def _engine(data: Any, con: duckdb.DuckDBPyConnection | None) -> Iterator[Engine]:
+    """The engine for a batch: CSV read as text, Spark for Spark, DuckDB otherwise."""
+    engine: Engine
+    if is_csv_path(data):
+        with csv_as_text(data) as text:
+            engine = DuckDBEngine(text)
+            try:
+                yield engine
+            finally:
+                engine.close()
+        return
+    engine = SparkEngine(data) if is_spark_dataframe(data) else DuckDBEngine(data, con)
+    try:
+        yield engine
+    finally:
+        engine.close()
 
 
 def _check_rendering(constraint: PatternConstraint) -> None:

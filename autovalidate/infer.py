@@ -125,5 +125,5 @@ def suggest_pattern(
         },
     )
     # θ_C is counted with the regex itself, exactly as validation will count
-    nonconforming = len(draft.nonconforming(train))
+    nonconforming = draft.validate(train).n_nonconforming
     return PatternConstraint(**{**draft.__dict__, "train_nonconforming": nonconforming})

@@ -1,9 +1,10 @@
 r"""Validating pattern constraints inside PySpark jobs, counting with Spark's own regex.
 
-Nothing is collected but two counts and a few example values: the regex runs
-on the executors through ``rlike`` (Java's ``java.util.regex``; the
-constraint's regex is anchored with ``\A...\z``, so ``rlike``'s search
-semantics amount to a full match).
+The same call as :meth:`PatternConstraint.validate` on a Spark DataFrame: the
+:class:`~autovalidate.metrics.PatternConformance` analyzer runs on the
+executors through the Spark engine (``rlike``, Java's ``java.util.regex``,
+with the pattern wrapped in ``\A(?:...)\z``), and nothing is collected but
+two counts and, when a value fails, a few examples.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from autovalidate.constraint import DEFAULT_EXAMPLES, PatternConstraint, PatternValidationResult
-from autovalidate.errors import ColumnNotFoundError, EngineError
+from autovalidate.errors import ColumnNotFoundError
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -59,27 +60,6 @@ def validate_spark(
         if not result.passed:
             raise RuntimeError(result.message)
     """
-    from pyspark.errors import PySparkException
-    from pyspark.sql import functions as F
-
-    column = column if column is not None else constraint.column
-    if column is None or column not in df.columns:
-        raise ColumnNotFoundError(str(column), df.columns)
-    value = F.col(f"`{column.replace('`', '``')}`").cast("string")
-    bad = value.isNotNull() & ~value.rlike(constraint.regex)
-    try:
-        row = df.agg(
-            F.count(value).alias("n"),
-            F.count(F.when(bad, True)).alias("bad"),
-        ).first()
-        assert row is not None  # a global aggregation always has one row
-        sample = (
-            [r[0] for r in df.where(bad).select(value).limit(examples).collect()]
-            if row["bad"]
-            else []
-        )
-    except PySparkException as exc:
-        raise EngineError(f"Spark failed validating column {column!r}: {exc}") from exc
-    return constraint.evaluate_counts(
-        int(row["bad"]), int(row["n"]), examples=sample, column=column
-    )
+    if column is None and constraint.column is None:
+        raise ColumnNotFoundError("None", df.columns)
+    return constraint.validate(df, column, examples=examples)

@@ -93,5 +93,18 @@ class Engine(ABC):
             If grouping fails.
         """
 
+    @abstractmethod
+    def sample(self, condition: Expr, columns: Sequence[Expr], limit: int) -> list[tuple[Any, ...]]:
+        """Up to ``limit`` rows matching ``condition``, projected on ``columns`` (one scan).
+
+        Which rows come back is the engine's choice (the first ones it finds):
+        examples for a report, not a random sample.
+
+        Raises
+        ------
+        EngineError
+            If the engine rejects or fails the query.
+        """
+
     def close(self) -> None:  # noqa: B027 - engines without resources keep the default
         """Release what the engine holds (cached tables, connections)."""

@@ -260,6 +260,12 @@ class DuckDBEngine(Engine):
         rows = self.query(_select_aggregates(aggregates, _DATA, inputs), f"aggregate {len(exprs)}")
         return list(rows[0])
 
+    def sample(self, condition: Expr, columns: Sequence[Expr], limit: int) -> list[tuple[Any, ...]]:
+        """``SELECT columns FROM data WHERE condition LIMIT limit``."""
+        projection = ", ".join(render(c) for c in columns)
+        sql = f"SELECT {projection} FROM {_DATA} WHERE {render(condition)} LIMIT {int(limit)}"
+        return self.query(sql, f"sample {int(limit)}")
+
     def frequencies(
         self, grouping: Grouping, *, materialize: bool
     ) -> ArrowFrequencyTable | _GroupedQueryTable:

@@ -244,6 +244,13 @@ class SparkEngine(Engine):
         with _spark_errors():
             return list(_aggregate(self.frame, aggregates, inputs).collect()[0])
 
+    def sample(self, condition: Expr, columns: Sequence[Expr], limit: int) -> list[tuple[Any, ...]]:
+        """``where(condition).select(columns).limit(limit)``, collected (one job)."""
+        self.stats.record(f"sample {int(limit)}", scan=True)
+        with _spark_errors():
+            rows = self.frame.where(render(condition)).select(*map(render, columns))
+            return [tuple(r) for r in rows.limit(int(limit)).collect()]
+
     def frequencies(self, grouping: Grouping, *, materialize: bool) -> SparkFrequencyTable:
         """``groupBy(keys).count()``, lazy or persisted now (one job)."""
         F = _functions()

@@ -203,6 +203,11 @@ class PatternConformance(TextColumnAnalyzer):
         text = self.text()
         return (E.count_where(E.full_match(text, self.pattern)), E.count_non_null(text))
 
+    def nonconforming(self) -> E.Expr:
+        """The condition of a non-null value that does not fully match ``pattern``."""
+        text = self.text()
+        return E.and_(E.is_not_null(text), E.not_(E.full_match(text, self.pattern)))
+
     def state_from_aggregates(self, values: Sequence[Any]) -> NumMatchesAndCount:
         """Return the two counts (a state even when both are 0)."""
         return NumMatchesAndCount(int(values[0] or 0), int(values[1] or 0))

@@ -144,7 +144,7 @@ def test_pattern_rule_with_an_index(small_index):
     assert [s.column for s in patterns] == ["when"]
     constraint = patterns[0].constraint
     assert isinstance(constraint, PatternConstraint) and constraint.column == "when"
-    assert constraint.nonconforming(list(data["when"])) == []
+    assert constraint.validate(list(data["when"])).n_nonconforming == 0
     namespace = {
         "Check": Check,
         "CheckLevel": CheckLevel,
