@@ -3,6 +3,34 @@
 Auto-Validate pattern constraints (Song & He, SIGMOD 2021) inferred from a
 pattern index of a data lake, beside Deequ metric checks (Schelter et al.,
 PVLDB 2018; ICDE 2019), on DuckDB locally and on Spark in ingestion jobs.
+
+Glossary (one word, one type):
+
+pattern constraint
+    :class:`PatternConstraint`: an inferred regex with its training counts
+    and drift test (Auto-Validate §4); made by :func:`suggest_pattern`.
+hypothesis pattern, token, segment
+    A node of the generalization hierarchy over a value's tokens
+    (:mod:`autovalidate.patterns`); a vertical cut splits values into
+    segments, each with its own pattern (§3).
+FPR, coverage
+    FPR_T and Cov_T of a pattern, estimated from the corpus and stored in the
+    :class:`PatternIndex` (§2.2).
+analyzer, metric, state
+    :mod:`autovalidate.metrics`: what to compute, its result, and the
+    mergeable summary it comes from (Deequ).
+constraint, check, check level
+    :class:`autovalidate.checks.Constraint` (an assertion on a metric),
+    :class:`Check` (constraints with a :class:`CheckLevel`); a pattern
+    constraint added to a check becomes a check constraint on its column.
+assertion
+    ``AssertionFn`` is the callable a check constraint applies to a metric;
+    :class:`autovalidate.suite.Assertion` is its serializable form in a suite.
+suite
+    :class:`ConstraintSuite`: checks saved as JSON and run together.
+suggestion rule, anomaly detection strategy, metrics repository
+    :mod:`autovalidate.suggest`, :mod:`autovalidate.anomaly`,
+    :mod:`autovalidate.repository` (Deequ).
 """
 
 from autovalidate._version import __version__

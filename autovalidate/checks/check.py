@@ -68,7 +68,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Check", "CheckLevel", "CheckResult", "CheckStatus", "ConstrainableDataType"]
 
-Assertion = Callable[[Any], bool]
+AssertionFn = Callable[[Any], bool]
 Columns = str | Sequence[str]
 
 
@@ -162,14 +162,38 @@ class Check:
     description: str
     constraints: tuple[Constraint, ...] = ()
 
-    def add_constraint(self, constraint: Constraint) -> Check:
-        """Return a new check with ``constraint`` added."""
-        return replace(self, constraints=(*self.constraints, constraint))
+    def add_constraint(self, constraint: Constraint | PatternRule) -> Check:
+        """Return a new check with ``constraint`` added.
+
+        An Auto-Validate pattern constraint (a :class:`PatternRule` with a
+        ``column``) is adapted, as :meth:`satisfies_pattern_constraint` on its
+        column.
+
+        Raises
+        ------
+        TypeError
+            At once, for anything else: not a constraint, or a pattern rule
+            without a column.
+        """
+        if isinstance(constraint, Constraint):
+            return replace(self, constraints=(*self.constraints, constraint))
+        column = getattr(constraint, "column", None)
+        if hasattr(constraint, "regex") and hasattr(constraint, "evaluate_counts"):
+            if not isinstance(column, str):
+                raise TypeError(
+                    "a pattern constraint without a column cannot be added: use "
+                    "Check.satisfies_pattern_constraint(column, constraint)"
+                )
+            return self.satisfies_pattern_constraint(column, constraint)
+        raise TypeError(
+            f"Check.add_constraint takes a Constraint or a pattern constraint, "
+            f"not {type(constraint).__name__}"
+        )
 
     def _assert(
         self,
         analyzer: Analyzer,
-        assertion: Assertion,
+        assertion: AssertionFn,
         hint: str | None,
         *,
         value_picker: Callable[[MetricValue], Any] | None = None,
@@ -196,7 +220,7 @@ class Check:
     def has_completeness(
         self,
         column: str,
-        assertion: Assertion,
+        assertion: AssertionFn,
         *,
         where: str | None = None,
         hint: str | None = None,
@@ -215,7 +239,7 @@ class Check:
     def has_uniqueness(
         self,
         columns: Columns,
-        assertion: Assertion,
+        assertion: AssertionFn,
         *,
         where: str | None = None,
         hint: str | None = None,
@@ -226,7 +250,7 @@ class Check:
     def has_distinctness(
         self,
         columns: Columns,
-        assertion: Assertion,
+        assertion: AssertionFn,
         *,
         where: str | None = None,
         hint: str | None = None,
@@ -237,7 +261,7 @@ class Check:
     def has_unique_value_ratio(
         self,
         columns: Columns,
-        assertion: Assertion,
+        assertion: AssertionFn,
         *,
         where: str | None = None,
         hint: str | None = None,
@@ -248,7 +272,7 @@ class Check:
     def has_count_distinct(
         self,
         columns: Columns,
-        assertion: Assertion,
+        assertion: AssertionFn,
         *,
         where: str | None = None,
         hint: str | None = None,
@@ -259,7 +283,7 @@ class Check:
     def has_approx_count_distinct(
         self,
         column: str,
-        assertion: Assertion,
+        assertion: AssertionFn,
         *,
         where: str | None = None,
         hint: str | None = None,
@@ -273,7 +297,7 @@ class Check:
         self,
         predicate: str | E.Expr,
         constraint_name: str,
-        assertion: Assertion = is_one,
+        assertion: AssertionFn = is_one,
         *,
         columns: Sequence[str] = (),
         where: str | None = None,
@@ -292,7 +316,7 @@ class Check:
         self,
         column: str,
         allowed_values: Iterable[str | int | float | bool],
-        assertion: Assertion = is_one,
+        assertion: AssertionFn = is_one,
         *,
         where: str | None = None,
         hint: str | None = None,
@@ -317,7 +341,7 @@ class Check:
         *,
         include_lower_bound: bool = True,
         include_upper_bound: bool = True,
-        assertion: Assertion = is_one,
+        assertion: AssertionFn = is_one,
         where: str | None = None,
         hint: str | None = None,
     ) -> Check:
@@ -340,7 +364,7 @@ class Check:
     def is_non_negative(
         self,
         column: str,
-        assertion: Assertion = is_one,
+        assertion: AssertionFn = is_one,
         *,
         where: str | None = None,
         hint: str | None = None,
@@ -359,7 +383,7 @@ class Check:
     def is_positive(
         self,
         column: str,
-        assertion: Assertion = is_one,
+        assertion: AssertionFn = is_one,
         *,
         where: str | None = None,
         hint: str | None = None,
@@ -381,7 +405,7 @@ class Check:
         column_b: str,
         op: Callable[[E.Expr, E.Expr], E.Expr],
         words: str,
-        assertion: Assertion,
+        assertion: AssertionFn,
         where: str | None,
         hint: str | None,
     ) -> Check:
@@ -398,7 +422,7 @@ class Check:
         self,
         column_a: str,
         column_b: str,
-        assertion: Assertion = is_one,
+        assertion: AssertionFn = is_one,
         *,
         where: str | None = None,
         hint: str | None = None,
@@ -410,7 +434,7 @@ class Check:
         self,
         column_a: str,
         column_b: str,
-        assertion: Assertion = is_one,
+        assertion: AssertionFn = is_one,
         *,
         where: str | None = None,
         hint: str | None = None,
@@ -424,7 +448,7 @@ class Check:
         self,
         column_a: str,
         column_b: str,
-        assertion: Assertion = is_one,
+        assertion: AssertionFn = is_one,
         *,
         where: str | None = None,
         hint: str | None = None,
@@ -436,7 +460,7 @@ class Check:
         self,
         column_a: str,
         column_b: str,
-        assertion: Assertion = is_one,
+        assertion: AssertionFn = is_one,
         *,
         where: str | None = None,
         hint: str | None = None,
@@ -449,7 +473,7 @@ class Check:
     # -- size and statistics -------------------------------------------------
 
     def has_size(
-        self, assertion: Assertion, *, where: str | None = None, hint: str | None = None
+        self, assertion: AssertionFn, *, where: str | None = None, hint: str | None = None
     ) -> Check:
         """Assert on the number of rows (an int)."""
         return self._assert(Size(where), assertion, hint, value_picker=_as_int)
@@ -457,7 +481,7 @@ class Check:
     def has_min(
         self,
         column: str,
-        assertion: Assertion,
+        assertion: AssertionFn,
         *,
         where: str | None = None,
         hint: str | None = None,
@@ -468,7 +492,7 @@ class Check:
     def has_max(
         self,
         column: str,
-        assertion: Assertion,
+        assertion: AssertionFn,
         *,
         where: str | None = None,
         hint: str | None = None,
@@ -479,7 +503,7 @@ class Check:
     def has_mean(
         self,
         column: str,
-        assertion: Assertion,
+        assertion: AssertionFn,
         *,
         where: str | None = None,
         hint: str | None = None,
@@ -490,7 +514,7 @@ class Check:
     def has_sum(
         self,
         column: str,
-        assertion: Assertion,
+        assertion: AssertionFn,
         *,
         where: str | None = None,
         hint: str | None = None,
@@ -501,7 +525,7 @@ class Check:
     def has_standard_deviation(
         self,
         column: str,
-        assertion: Assertion,
+        assertion: AssertionFn,
         *,
         where: str | None = None,
         hint: str | None = None,
@@ -513,7 +537,7 @@ class Check:
         self,
         column: str,
         quantile: float,
-        assertion: Assertion,
+        assertion: AssertionFn,
         *,
         relative_error: float = 0.01,
         where: str | None = None,
@@ -527,7 +551,7 @@ class Check:
         self,
         column_a: str,
         column_b: str,
-        assertion: Assertion,
+        assertion: AssertionFn,
         *,
         where: str | None = None,
         hint: str | None = None,
@@ -540,7 +564,7 @@ class Check:
     def has_entropy(
         self,
         column: str,
-        assertion: Assertion,
+        assertion: AssertionFn,
         *,
         where: str | None = None,
         hint: str | None = None,
@@ -552,7 +576,7 @@ class Check:
         self,
         column_a: str,
         column_b: str,
-        assertion: Assertion,
+        assertion: AssertionFn,
         *,
         where: str | None = None,
         hint: str | None = None,
@@ -584,7 +608,7 @@ class Check:
         self,
         column: str,
         pattern: str,
-        assertion: Assertion = is_one,
+        assertion: AssertionFn = is_one,
         *,
         name: str | None = None,
         where: str | None = None,
@@ -608,7 +632,7 @@ class Check:
         self,
         column: str,
         data_type: ConstrainableDataType,
-        assertion: Assertion = is_one,
+        assertion: AssertionFn = is_one,
         *,
         where: str | None = None,
         hint: str | None = None,
@@ -629,7 +653,7 @@ class Check:
     def has_min_length(
         self,
         column: str,
-        assertion: Assertion,
+        assertion: AssertionFn,
         *,
         where: str | None = None,
         hint: str | None = None,
@@ -640,7 +664,7 @@ class Check:
     def has_max_length(
         self,
         column: str,
-        assertion: Assertion,
+        assertion: AssertionFn,
         *,
         where: str | None = None,
         hint: str | None = None,

@@ -182,3 +182,20 @@ def test_pandas_missing_values_are_nulls():
     assert (result.n_values, result.n_nonconforming) == (2, 0) and result.passed
     frame = pd.DataFrame({"code": pd.Series(["12-AB", pd.NA], dtype="string")})
     assert (c.validate(frame).n_values, c.validate(frame).n_nonconforming) == (1, 0)
+
+
+def test_a_pattern_constraint_added_to_a_check_is_adapted_or_refused_at_once():
+    from autovalidate import Check, CheckLevel, VerificationSuite
+
+    data = pd.DataFrame({"code": ["12-AB", "34-CD", "5-x"]})
+    adapted = Check(CheckLevel.ERROR, "codes").add_constraint(make(test="strict", train_bad=0))
+    direct = Check(CheckLevel.ERROR, "codes").satisfies_pattern_constraint(
+        "code", make(test="strict", train_bad=0)
+    )
+    results = [VerificationSuite().on_data(data).add_check(c).run() for c in (adapted, direct)]
+    assert [r.status.value for r in results] == ["Error", "Error"]
+    anonymous = PatternConstraint.from_dict({**json.loads(make().to_json()), "column": None})
+    with pytest.raises(TypeError, match="without a column"):
+        Check(CheckLevel.ERROR, "x").add_constraint(anonymous)
+    with pytest.raises(TypeError, match="not str"):
+        Check(CheckLevel.ERROR, "x").add_constraint("is_complete")
