@@ -44,7 +44,13 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from autovalidate.checks.check import Check, CheckLevel, CheckStatus, ConstrainableDataType
+from autovalidate.checks.check import (
+    SUITE_METHODS,
+    Check,
+    CheckLevel,
+    CheckStatus,
+    ConstrainableDataType,
+)
 from autovalidate.checks.verification import VerificationResult, VerificationSuite
 from autovalidate.constraint import CONSTRAINT_KIND, PatternConstraint
 from autovalidate.errors import ColumnNotFoundError, ConstraintFormatError, DataSourceError
@@ -67,8 +73,9 @@ __all__ = [
 ]
 
 SUITE_FORMAT = "autovalidate-suite"
+#: The first format (pattern constraints only): read, never written.
 SUITE_VERSION = 1
-#: Suites with checks, levels and Deequ constraints.
+#: Suites with checks, levels and Deequ constraints: the version written.
 SUITE_VERSION_CHECKS = 2
 #: ``kind`` of a Deequ constraint in a suite.
 DEEQU_KIND = "deequ"
@@ -213,40 +220,9 @@ def analyzer_from_dict(data: Mapping[str, Any]) -> Analyzer:
 
 # -- Deequ constraints as data ---------------------------------------------------
 
-#: Check methods a suite may name, besides ``has_no_anomalies``.
-CHECK_METHODS = (
-    "is_complete",
-    "has_completeness",
-    "is_unique",
-    "has_uniqueness",
-    "has_distinctness",
-    "has_unique_value_ratio",
-    "has_count_distinct",
-    "has_approx_count_distinct",
-    "satisfies",
-    "is_contained_in",
-    "is_in_range",
-    "is_non_negative",
-    "is_positive",
-    "is_less_than",
-    "is_less_than_or_equal_to",
-    "is_greater_than",
-    "is_greater_than_or_equal_to",
-    "has_size",
-    "has_min",
-    "has_max",
-    "has_mean",
-    "has_sum",
-    "has_standard_deviation",
-    "has_approx_quantile",
-    "has_correlation",
-    "has_entropy",
-    "has_mutual_information",
-    "has_pattern",
-    "has_data_type",
-    "has_min_length",
-    "has_max_length",
-)
+#: Check methods a suite may name, besides ``has_no_anomalies``: those marked
+#: with :func:`~autovalidate.checks.check.in_suites`.
+CHECK_METHODS = SUITE_METHODS
 _ANOMALY = "has_no_anomalies"
 _COMMON = ("assertion", "where", "hint")
 _ANOMALY_ARGS = ("analyzer", "strategy", "dataset", "tags", "after", "before")
@@ -810,13 +786,8 @@ def _read_json(p: Path) -> Any:
 
 
 def suite_to_json(constraints: Sequence[PatternConstraint]) -> str:
-    """A version 1 suite of pattern constraints as pretty JSON text."""
-    doc = {
-        "format": SUITE_FORMAT,
-        "version": SUITE_VERSION,
-        "constraints": [c.to_dict() for c in constraints],
-    }
-    return json.dumps(doc, indent=2, ensure_ascii=False)
+    """Pattern constraints as a suite (the current version: one check at level Error)."""
+    return ConstraintSuite((_pattern_check(list(constraints)),)).to_json()
 
 
 def load_suite(path: str | Path) -> list[PatternConstraint]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from autovalidate.checks.constraints import (
     AssertionConstraint,
@@ -69,6 +69,21 @@ if TYPE_CHECKING:
 __all__ = ["Check", "CheckLevel", "CheckResult", "CheckStatus", "ConstrainableDataType"]
 
 AssertionFn = Callable[[Any], bool]
+
+_M = TypeVar("_M", bound=Callable[..., Any])
+
+
+def in_suites(method: _M) -> _M:
+    """Mark a :class:`Check` method as one a constraint suite file may name.
+
+    The suite format (:mod:`autovalidate.suite`) serializes a constraint as
+    the method's name and arguments; :data:`SUITE_METHODS` lists the marked
+    methods, so a new check method joins the format by being marked.
+    """
+    method.__in_suites__ = True  # type: ignore[attr-defined]
+    return method
+
+
 Columns = str | Sequence[str]
 
 
@@ -211,12 +226,14 @@ class Check:
 
     # -- completeness ------------------------------------------------------
 
+    @in_suites
     def is_complete(
         self, column: str, *, where: str | None = None, hint: str | None = None
     ) -> Check:
         """No value of ``column`` is null (Completeness == 1.0)."""
         return self.has_completeness(column, is_one, where=where, hint=hint)
 
+    @in_suites
     def has_completeness(
         self,
         column: str,
@@ -230,12 +247,14 @@ class Check:
 
     # -- uniqueness and distinctness ----------------------------------------
 
+    @in_suites
     def is_unique(
         self, column: Columns, *, where: str | None = None, hint: str | None = None
     ) -> Check:
         """Every non-null value (combination) occurs once (Uniqueness == 1.0)."""
         return self.has_uniqueness(column, is_one, where=where, hint=hint)
 
+    @in_suites
     def has_uniqueness(
         self,
         columns: Columns,
@@ -247,6 +266,7 @@ class Check:
         """Assert on Uniqueness: values occurring once / rows where the column is not null."""
         return self._assert(Uniqueness(columns, where), assertion, hint)
 
+    @in_suites
     def has_distinctness(
         self,
         columns: Columns,
@@ -258,6 +278,7 @@ class Check:
         """Assert on Distinctness: distinct values / rows where the column is not null."""
         return self._assert(Distinctness(columns, where), assertion, hint)
 
+    @in_suites
     def has_unique_value_ratio(
         self,
         columns: Columns,
@@ -269,6 +290,7 @@ class Check:
         """Assert on UniqueValueRatio: values occurring exactly once / distinct values."""
         return self._assert(UniqueValueRatio(columns, where), assertion, hint)
 
+    @in_suites
     def has_count_distinct(
         self,
         columns: Columns,
@@ -280,6 +302,7 @@ class Check:
         """Assert on the exact number of distinct non-null values (an int)."""
         return self._assert(CountDistinct(columns, where), assertion, hint, value_picker=_as_int)
 
+    @in_suites
     def has_approx_count_distinct(
         self,
         column: str,
@@ -293,6 +316,7 @@ class Check:
 
     # -- predicates (Compliance) -------------------------------------------
 
+    @in_suites
     def satisfies(
         self,
         predicate: str | E.Expr,
@@ -312,6 +336,7 @@ class Check:
         analyzer = Compliance(constraint_name, predicate, where, tuple(columns))
         return self._assert(analyzer, assertion, hint)
 
+    @in_suites
     def is_contained_in(
         self,
         column: str,
@@ -333,6 +358,7 @@ class Check:
             hint=hint,
         )
 
+    @in_suites
     def is_in_range(
         self,
         column: str,
@@ -361,6 +387,7 @@ class Check:
             hint=hint,
         )
 
+    @in_suites
     def is_non_negative(
         self,
         column: str,
@@ -380,6 +407,7 @@ class Check:
             hint=hint,
         )
 
+    @in_suites
     def is_positive(
         self,
         column: str,
@@ -418,6 +446,7 @@ class Check:
             hint=hint,
         )
 
+    @in_suites
     def is_less_than(
         self,
         column_a: str,
@@ -430,6 +459,7 @@ class Check:
         """In each row, ``column_a < column_b`` (a row with a null does not comply)."""
         return self._compare(column_a, column_b, E.lt, "less than", assertion, where, hint)
 
+    @in_suites
     def is_less_than_or_equal_to(
         self,
         column_a: str,
@@ -444,6 +474,7 @@ class Check:
             column_a, column_b, E.le, "less than or equal to", assertion, where, hint
         )
 
+    @in_suites
     def is_greater_than(
         self,
         column_a: str,
@@ -456,6 +487,7 @@ class Check:
         """In each row, ``column_a > column_b`` (a row with a null does not comply)."""
         return self._compare(column_a, column_b, E.gt, "greater than", assertion, where, hint)
 
+    @in_suites
     def is_greater_than_or_equal_to(
         self,
         column_a: str,
@@ -472,12 +504,14 @@ class Check:
 
     # -- size and statistics -------------------------------------------------
 
+    @in_suites
     def has_size(
         self, assertion: AssertionFn, *, where: str | None = None, hint: str | None = None
     ) -> Check:
         """Assert on the number of rows (an int)."""
         return self._assert(Size(where), assertion, hint, value_picker=_as_int)
 
+    @in_suites
     def has_min(
         self,
         column: str,
@@ -489,6 +523,7 @@ class Check:
         """Assert on the smallest value of numeric ``column``."""
         return self._assert(Minimum(column, where), assertion, hint)
 
+    @in_suites
     def has_max(
         self,
         column: str,
@@ -500,6 +535,7 @@ class Check:
         """Assert on the largest value of numeric ``column``."""
         return self._assert(Maximum(column, where), assertion, hint)
 
+    @in_suites
     def has_mean(
         self,
         column: str,
@@ -511,6 +547,7 @@ class Check:
         """Assert on the mean of numeric ``column``."""
         return self._assert(Mean(column, where), assertion, hint)
 
+    @in_suites
     def has_sum(
         self,
         column: str,
@@ -522,6 +559,7 @@ class Check:
         """Assert on the sum of numeric ``column``."""
         return self._assert(Sum(column, where), assertion, hint)
 
+    @in_suites
     def has_standard_deviation(
         self,
         column: str,
@@ -533,6 +571,7 @@ class Check:
         """Assert on the population standard deviation of numeric ``column``."""
         return self._assert(StandardDeviation(column, where), assertion, hint)
 
+    @in_suites
     def has_approx_quantile(
         self,
         column: str,
@@ -547,6 +586,7 @@ class Check:
         analyzer = ApproxQuantile(column, quantile, relative_error, where)
         return self._assert(analyzer, assertion, hint)
 
+    @in_suites
     def has_correlation(
         self,
         column_a: str,
@@ -561,6 +601,7 @@ class Check:
 
     # -- distributions -------------------------------------------------------
 
+    @in_suites
     def has_entropy(
         self,
         column: str,
@@ -572,6 +613,7 @@ class Check:
         """Assert on the entropy of ``column``'s value distribution, in nats."""
         return self._assert(Entropy(column, where), assertion, hint)
 
+    @in_suites
     def has_mutual_information(
         self,
         column_a: str,
@@ -604,6 +646,7 @@ class Check:
 
     # -- strings ---------------------------------------------------------------
 
+    @in_suites
     def has_pattern(
         self,
         column: str,
@@ -628,6 +671,7 @@ class Check:
             name=name or f"PatternMatchConstraint({column}, {pattern})",
         )
 
+    @in_suites
     def has_data_type(
         self,
         column: str,
@@ -650,6 +694,7 @@ class Check:
             name=f"DataTypeConstraint({DataType(column, where)}, {data_type.value})",
         )
 
+    @in_suites
     def has_min_length(
         self,
         column: str,
@@ -661,6 +706,7 @@ class Check:
         """Assert on the shortest text length (code points) of ``column``'s values."""
         return self._assert(MinLength(column, where), assertion, hint)
 
+    @in_suites
     def has_max_length(
         self,
         column: str,
@@ -759,3 +805,10 @@ class Check:
         else:
             status = CheckStatus.WARNING
         return CheckResult(self, status, results)
+
+
+#: The :class:`Check` methods a suite may name (marked with :func:`in_suites`), in
+#: definition order.
+SUITE_METHODS: tuple[str, ...] = tuple(
+    name for name, member in vars(Check).items() if getattr(member, "__in_suites__", False)
+)
