@@ -8,24 +8,33 @@ against the training counts for tolerant rules (FMDV-H, FMDV-VH), or
 ``strict`` (any non-conforming value fails) for rules without tolerance (FMDV,
 FMDV-V).  Nulls are completeness, a separate metric: they are never counted.
 
-The same counting runs on Python sequences (Python ``regex``), on files,
-pandas and Arrow (DuckDB ``regexp_full_match``, RE2) and on Spark DataFrames
-(``rlike``, Java; :mod:`autovalidate.spark`); the regex means the same in the
-three dialects.
+The same counting runs on Python sequences, files, pandas and Arrow (DuckDB
+``regexp_full_match``, RE2: linear time in the length of a value, no
+backtracking) and on Spark DataFrames (``rlike``, Java; :mod:`autovalidate.spark`);
+the regex means the same in the dialects.
+
+Only regexes of the pattern language run: loading a constraint
+(:meth:`PatternConstraint.from_dict`) renders the regex again from the
+constraint's pattern segments (:func:`autovalidate.patterns.render.pattern_regex`)
+and refuses a constraint whose stored regex differs, so a hand-edited regex
+(a back-reference, ``(a|aa)+``) never reaches an engine under a pattern's name.
+Rendered regexes have no nested quantifiers, which also keeps Java's
+backtracking engine in Spark clear of exponential cases.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from contextlib import closing
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
 from typing import Any
 
 import duckdb
-import regex
+import pyarrow as pa
 
 from autovalidate.drift import TESTS, DriftTest, drift_test
-from autovalidate.errors import ConstraintFormatError, DataError
+from autovalidate.errors import ConstraintFormatError, DataError, ParameterError
 from autovalidate.io import (
     column_values,
     is_value_sequence,
@@ -33,8 +42,9 @@ from autovalidate.io import (
     resolve_column,
     to_relation,
 )
+from autovalidate.patterns.render import pattern_regex, render_body
 
-__all__ = ["CONSTRAINT_KIND", "PatternConstraint", "PatternValidationResult"]
+__all__ = ["CONSTRAINT_KIND", "PatternConstraint", "PatternValidationResult", "rendered_regex"]
 
 CONSTRAINT_KIND = "autovalidate-pattern"
 CONSTRAINT_VERSION = 1
@@ -42,9 +52,8 @@ CONSTRAINT_VERSION = 1
 DEFAULT_EXAMPLES = 5
 
 
-@lru_cache(maxsize=256)
-def _compiled(rx: str) -> regex.Pattern[str]:
-    return regex.compile(rx)
+def _sql_literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
 
 
 @dataclass(frozen=True)
@@ -203,10 +212,24 @@ class PatternConstraint:
             message=message,
         )
 
-    def nonconforming(self, values: list[str]) -> list[str]:
-        """The values (non-null, in order) that do not fully match :attr:`regex`."""
-        rx = _compiled(self.regex)
-        return [v for v in values if rx.fullmatch(v) is None]
+    def nonconforming(self, values: Sequence[str]) -> list[str]:
+        """The values (non-null, in order) that do not fully match :attr:`regex`.
+
+        Matched by DuckDB's ``regexp_full_match`` (RE2): time linear in the
+        total length of the values, whatever the regex and the values.
+        """
+        if not values:
+            return []
+        table = pa.table({"i": pa.array(range(len(values)), pa.int64()), "v": values})
+        with closing(duckdb.connect()) as con:
+            rows = (
+                con.from_arrow(table)
+                .filter(f"NOT regexp_full_match(v, {_sql_literal(self.regex)})")
+                .order("i")
+                .select("v")
+                .fetchall()
+            )
+        return [r[0] for r in rows]
 
     def validate(
         self,
@@ -256,7 +279,7 @@ class PatternConstraint:
             rel = to_relation(data, con, all_varchar=True)
             column = resolve_column(rel, column)
             col = f"CAST({quote_identifier(column)} AS VARCHAR)"
-            literal = "'" + self.regex.replace("'", "''") + "'"
+            literal = _sql_literal(self.regex)
             nonconforming = f"{col} IS NOT NULL AND NOT regexp_full_match({col}, {literal})"
             ((n_values, n_bad),) = rel.aggregate(
                 f"count({col}), count(*) FILTER (WHERE {nonconforming})"
@@ -290,7 +313,8 @@ class PatternConstraint:
         Raises
         ------
         ConstraintFormatError
-            If the kind, version or a field is wrong, or the regex does not compile.
+            If the kind, version or a field is wrong, or the regex is not the
+            one the constraint's pattern renders to (:func:`rendered_regex`).
         """
         if not isinstance(data, dict) or data.get("kind") != CONSTRAINT_KIND:
             raise ConstraintFormatError(f"not a {CONSTRAINT_KIND} constraint")
@@ -311,8 +335,54 @@ class PatternConstraint:
             and 0 <= constraint.train_nonconforming <= constraint.train_n
         ):
             raise ConstraintFormatError("training counts must satisfy 0 <= non-conforming <= n")
-        try:
-            _compiled(constraint.regex)
-        except regex.error as exc:
-            raise ConstraintFormatError(f"regex does not compile: {exc}") from exc
+        rendered = rendered_regex(constraint)
+        if constraint.regex != rendered:
+            raise ConstraintFormatError(
+                f"regex {constraint.regex!r} is not the one pattern {constraint.pattern} "
+                f"renders to ({rendered!r}): the constraint was edited by hand or written by "
+                "another pattern language; suggest it again"
+            )
         return constraint
+
+
+def rendered_regex(constraint: PatternConstraint) -> str:
+    """The regex the constraint's pattern renders to, checking its parts agree.
+
+    Parameters
+    ----------
+    constraint
+        A constraint as read from JSON.
+
+    Returns
+    -------
+    str
+        :func:`~autovalidate.patterns.render.pattern_regex` of the segments
+        (or of :attr:`PatternConstraint.pattern` when there are none).
+
+    Raises
+    ------
+    ConstraintFormatError
+        If a segment is malformed or not a canonical pattern, a segment's regex
+        is not its pattern's, or the segments do not spell :attr:`PatternConstraint.pattern`.
+    """
+    try:
+        if not constraint.segments:
+            return pattern_regex(constraint.pattern)
+        parts = []
+        for i, segment in enumerate(constraint.segments):
+            if not isinstance(segment, dict) or not isinstance(segment.get("pattern"), str):
+                raise ConstraintFormatError(f"segment {i}: needs 'pattern', a string")
+            pattern, optional = segment["pattern"], bool(segment.get("optional", False))
+            if segment.get("regex", render_body(pattern)) != render_body(pattern):
+                raise ConstraintFormatError(
+                    f"segment {i}: regex {segment['regex']!r} is not the one {pattern} renders to"
+                )
+            parts.append((pattern, optional))
+        spelled = "".join(f"({p})?" if optional else p for p, optional in parts)
+        if spelled != constraint.pattern:
+            raise ConstraintFormatError(
+                f"pattern {constraint.pattern!r} is not its segments' {spelled!r}"
+            )
+        return pattern_regex(parts)
+    except ParameterError as exc:
+        raise ConstraintFormatError(f"not a pattern of the pattern language: {exc}") from exc

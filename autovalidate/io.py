@@ -271,10 +271,18 @@ def non_null_values(values: Iterable[str | None], column: str | None = None) -> 
 
 
 def is_null(v: object) -> bool:
-    """True for ``None`` and NaN (pandas' missing value)."""
+    """True for ``None``, NaN and pandas' missing values (``pd.NA``, ``pd.NaT``).
+
+    ``pd.NA`` is the null of pandas' nullable dtypes (``string``, ``Int64``,
+    ``boolean``); ``str(pd.NA)`` is ``'<NA>'``, which must never be read as a value.
+    """
     if v is None:
         return True
-    return isinstance(v, float) and v != v  # NaN, as pandas gives for missing
+    if isinstance(v, float):
+        return v != v  # NaN, as pandas gives for missing in float columns
+    import pandas as pd
+
+    return v is pd.NA or v is pd.NaT
 
 
 def is_value_sequence(data: Any) -> bool:

@@ -17,7 +17,7 @@ def make(test="fisher", train_n=100, train_bad=2) -> PatternConstraint:
         segments=(
             {
                 "pattern": "<digit>{2}-<upper>{2}",
-                "regex": "",
+                "regex": r"[0-9]{2}\-\p{Lu}{2}",
                 "fpr": 0.0,
                 "cov": 9,
                 "optional": False,
