@@ -67,7 +67,9 @@ def _failures(tables: list[tuple[str, Path]], *index_args: str) -> list[str]:
     failures = []
     for table_id, path in tables:
         suite = path.with_suffix(".suite.json")
-        made = runner.invoke(app, ["suggest", str(path), *index_args, "--out", str(suite), "--json"])
+        made = runner.invoke(
+            app, ["suggest", str(path), *index_args, "--out", str(suite), "--json"]
+        )
         if made.exit_code != 0:
             failures.append(f"{table_id}: suggest exit {made.exit_code}: {made.output[-300:]}")
             continue
