@@ -9,12 +9,17 @@ against the training counts for tolerant rules (FMDV-H, FMDV-VH), or
 FMDV-V).  Nulls are completeness, a separate metric: they are never counted.
 
 The same counting runs on Python sequences, files, pandas and Arrow (DuckDB
-``regexp_full_match``: RE2, linear time in the value's length) and on Spark
-DataFrames (``rlike``, Java; :mod:`autovalidate.spark`); the regex means the
-same in both dialects. A constraint's regex is always the rendering of its
-pattern (:func:`~autovalidate.patterns.render.pattern_regex`): loading one
-whose regex differs is refused, so no hand-edited regex (a back-reference, a
-nested quantifier) ever runs.
+``regexp_full_match``, RE2: linear time in the length of a value, no
+backtracking) and on Spark DataFrames (``rlike``, Java; :mod:`autovalidate.spark`);
+the regex means the same in the dialects.
+
+Only regexes of the pattern language run: loading a constraint
+(:meth:`PatternConstraint.from_dict`) renders the regex again from the
+constraint's pattern segments (:func:`autovalidate.patterns.render.pattern_regex`)
+and refuses a constraint whose stored regex differs, so a hand-edited regex
+(a back-reference, ``(a|aa)+``) never reaches an engine under a pattern's name.
+Rendered regexes have no nested quantifiers, which also keeps Java's
+backtracking engine in Spark clear of exponential cases.
 """
 
 from __future__ import annotations
@@ -44,7 +49,7 @@ from autovalidate.patterns.render import pattern_regex, render_body
 if TYPE_CHECKING:
     import duckdb
 
-__all__ = ["CONSTRAINT_KIND", "PatternConstraint", "PatternValidationResult"]
+__all__ = ["CONSTRAINT_KIND", "PatternConstraint", "PatternValidationResult", "rendered_regex"]
 
 CONSTRAINT_KIND = "autovalidate-pattern"
 CONSTRAINT_VERSION = 1
@@ -293,8 +298,8 @@ class PatternConstraint:
         Raises
         ------
         ConstraintFormatError
-            If the kind, version or a field is wrong, or the regex or a
-            segment's regex is not what its pattern renders to.
+            If the kind, version or a field is wrong, or the regex is not the
+            one the constraint's pattern renders to (:func:`rendered_regex`).
         """
         if not isinstance(data, dict) or data.get("kind") != CONSTRAINT_KIND:
             raise ConstraintFormatError(f"not a {CONSTRAINT_KIND} constraint")
@@ -315,7 +320,13 @@ class PatternConstraint:
             and 0 <= constraint.train_nonconforming <= constraint.train_n
         ):
             raise ConstraintFormatError("training counts must satisfy 0 <= non-conforming <= n")
-        _check_rendering(constraint)
+        rendered = rendered_regex(constraint)
+        if constraint.regex != rendered:
+            raise ConstraintFormatError(
+                f"regex {constraint.regex!r} is not the one pattern {constraint.pattern} "
+                f"renders to ({rendered!r}): the constraint was edited by hand or written by "
+                "another pattern language; suggest it again"
+            )
         return constraint
 
 
@@ -338,36 +349,44 @@ def _engine(data: Any, con: duckdb.DuckDBPyConnection | None) -> Iterator[Engine
         engine.close()
 
 
-def _check_rendering(constraint: PatternConstraint) -> None:
-    """Refuse a constraint whose regexes are not its patterns' rendering.
+def rendered_regex(constraint: PatternConstraint) -> str:
+    """The regex the constraint's pattern renders to, checking its parts agree.
+
+    Parameters
+    ----------
+    constraint
+        A constraint as read from JSON.
+
+    Returns
+    -------
+    str
+        :func:`~autovalidate.patterns.render.pattern_regex` of the segments
+        (or of :attr:`PatternConstraint.pattern` when there are none).
 
     Raises
     ------
     ConstraintFormatError
-        Naming the regex found and the one the pattern renders to.
+        If a segment is malformed or not a canonical pattern, a segment's regex
+        is not its pattern's, or the segments do not spell :attr:`PatternConstraint.pattern`.
     """
     try:
-        parts = [
-            (str(seg["pattern"]), bool(seg.get("optional", False))) for seg in constraint.segments
-        ]
-        expected = pattern_regex(parts)
-        for seg, (pattern, _) in zip(constraint.segments, parts, strict=True):
-            if seg.get("regex", render_body(pattern)) != render_body(pattern):
+        if not constraint.segments:
+            return pattern_regex(constraint.pattern)
+        parts = []
+        for i, segment in enumerate(constraint.segments):
+            if not isinstance(segment, dict) or not isinstance(segment.get("pattern"), str):
+                raise ConstraintFormatError(f"segment {i}: needs 'pattern', a string")
+            pattern, optional = segment["pattern"], bool(segment.get("optional", False))
+            if segment.get("regex", render_body(pattern)) != render_body(pattern):
                 raise ConstraintFormatError(
-                    f"segment {pattern!r}: regex {seg['regex']!r} is not its rendering "
-                    f"{render_body(pattern)!r}"
+                    f"segment {i}: regex {segment['regex']!r} is not the one {pattern} renders to"
                 )
-    except (KeyError, TypeError, AttributeError) as exc:
-        raise ConstraintFormatError(f"malformed segments: {exc}") from exc
+            parts.append((pattern, optional))
+        spelled = "".join(f"({p})?" if optional else p for p, optional in parts)
+        if spelled != constraint.pattern:
+            raise ConstraintFormatError(
+                f"pattern {constraint.pattern!r} is not its segments' {spelled!r}"
+            )
+        return pattern_regex(parts)
     except ParameterError as exc:
-        raise ConstraintFormatError(f"a segment's pattern does not parse: {exc}") from exc
-    if not parts:  # no vertical cut recorded: the pattern is one segment
-        try:
-            expected = pattern_regex(constraint.pattern)
-        except ParameterError as exc:
-            raise ConstraintFormatError(f"the pattern does not parse: {exc}") from exc
-    if constraint.regex != expected:
-        raise ConstraintFormatError(
-            f"regex {constraint.regex!r} is not the rendering of pattern "
-            f"{constraint.pattern!r} ({expected!r}); edit the pattern's segments, not the regex"
-        )
+        raise ConstraintFormatError(f"not a pattern of the pattern language: {exc}") from exc

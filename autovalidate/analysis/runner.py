@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 
 from autovalidate.analysis.state_provider import StateLoader, StatePersister
 from autovalidate.engines import Engine, ExecutionStats, engine_for
-from autovalidate.errors import AutovalidateError
+from autovalidate.errors import AutovalidateError, DataSourceError
 from autovalidate.metrics.base import (
     Analyzer,
     FrequencyBasedAnalyzer,
@@ -136,6 +136,8 @@ def _scanning_metrics(
     exprs = _unique_exprs(a.aggregations() for a in analyzers)
     try:
         values = engine.aggregate(exprs)
+    except DataSourceError:
+        raise  # unreadable input fails the run, not one metric
     except AutovalidateError as exc:
         if len(analyzers) == 1:
             return {analyzers[0]: analyzers[0].failure(exc)}
@@ -235,6 +237,8 @@ def _grouping_metrics(
         else:
             materialize = _queries_on_frequencies(analyzers) > 1
             table = engine.frequencies(grouping, materialize=materialize)
+    except DataSourceError:
+        raise  # unreadable input fails the run, not one metric
     except AutovalidateError as exc:
         return {a: a.failure(exc) for a in analyzers}
     return _frequency_metrics(analyzers, table)

@@ -6,14 +6,17 @@ import functools
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
 from rich.text import Text
 
-from autovalidate.errors import AutovalidateError, ParameterError
+from autovalidate.engines.duckdb import DATA_NAME, new_connection
+from autovalidate.errors import AutovalidateError, DataSourceError, ParameterError
 
 __all__ = [
     "EXIT_ERROR",
@@ -25,7 +28,10 @@ __all__ = [
     "handle_errors",
     "parse_rename",
     "print_json",
+    "reading",
+    "require_rows",
     "styled",
+    "write_atomically",
 ]
 
 #: The command succeeded and every check passed.
@@ -60,6 +66,67 @@ def fail(message: str) -> NoReturn:
     """Print ``error: message`` on stderr and exit with code 2."""
     err_console.print(styled("error:", "bold red"), message, highlight=False, soft_wrap=True)
     raise typer.Exit(EXIT_ERROR)
+
+
+@contextmanager
+def reading(file: Path) -> Iterator[None]:
+    """Name ``file`` in a read error raised while a query scans it.
+
+    The engines raise :class:`DataSourceError` for input that cannot be read
+    (a malformed row deep in a CSV file, bytes that are not UTF-8) without
+    knowing the file; this names it. Also refuses a file with a header and no
+    data rows: nothing to suggest from, no batch to validate.
+
+    Raises
+    ------
+    DataSourceError
+        Re-raised with ``file`` as its source, or for a file without data rows.
+    """
+    try:
+        yield
+    except DataSourceError as exc:
+        if exc.path != DATA_NAME:
+            raise
+        raise DataSourceError(str(file), str(exc)[len(DATA_NAME) + 2 :]) from exc
+
+
+def require_rows(file: Path) -> None:
+    """Raise :class:`DataSourceError` unless ``file`` has a data row (reads one row)."""
+    from autovalidate.io import to_relation
+
+    con = new_connection()
+    try:
+        if not to_relation(file, con, all_varchar=True).limit(1).fetchall():
+            raise DataSourceError(str(file), "no data rows (a header only)")
+    finally:
+        con.close()
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename.
+
+    A reader never sees a half-written file, and a failed run leaves what was
+    there before (nothing, or the previous version).
+
+    Raises
+    ------
+    DataSourceError
+        If the file cannot be written.
+    """
+    import tempfile
+
+    target = Path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.replace(tmp, target)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError as exc:
+        raise DataSourceError(str(target), f"cannot write: {exc.strerror or exc}") from exc
 
 
 def parse_rename(pairs: list[str]) -> dict[str, str]:

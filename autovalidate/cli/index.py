@@ -11,7 +11,7 @@ from rich.table import Table
 
 from autovalidate.cli.common import console, handle_errors, print_json, styled
 from autovalidate.errors import IndexBuildError
-from autovalidate.index.schema import read_metadata
+from autovalidate.index.reader import PatternIndex
 from autovalidate.patterns.enumeration import DEFAULT_BUDGET, DEFAULT_LADDER, DEFAULT_TAU
 
 app = typer.Typer(help="Build and inspect pattern indexes of a data lake.", no_args_is_help=True)
@@ -110,8 +110,13 @@ def info(
     path: Path = typer.Argument(..., help="Index directory."),
     as_json: bool = typer.Option(False, "--json", help="Print the metadata as JSON."),
 ) -> None:
-    """Show what an index was built from and how."""
-    meta = read_metadata(path)
+    """Show what an index was built from and how, after checking its files are all there.
+
+    Exit codes: 0 a complete index, 2 none at PATH, another version, or a
+    broken one (a pattern file missing, truncated or changed).
+    """
+    with PatternIndex.open(path, in_memory=False) as index:
+        meta = index.metadata
     if as_json:
         print_json({"path": str(path), **meta.__dict__})
         return

@@ -10,7 +10,15 @@ from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, T
 from rich.table import Table
 
 from autovalidate.checks.check import CheckLevel
-from autovalidate.cli.common import console, handle_errors, print_json, styled
+from autovalidate.cli.common import (
+    console,
+    handle_errors,
+    print_json,
+    reading,
+    require_rows,
+    styled,
+    write_atomically,
+)
 from autovalidate.errors import EmptyColumnError, ParameterError
 from autovalidate.index.reader import PatternIndex
 from autovalidate.infer import suggest_pattern
@@ -99,12 +107,14 @@ def suggest(
         "tau": tau,
         "objective": objective,
     }
-    if column is not None:
-        if index is None:
-            raise ParameterError("--column infers a pattern from the lake's evidence: give --index")
-        _suggest_pattern(file, column, index, pattern_options, out, as_json)
-        return
-    _suggest_table(file, index, pattern_options, level, test_ratio, seed, out, as_json)
+    if column is not None and index is None:
+        raise ParameterError("--column infers a pattern from the lake's evidence: give --index")
+    with reading(file):
+        require_rows(file)
+        if column is not None:
+            _suggest_pattern(file, column, index, pattern_options, out, as_json)
+        else:
+            _suggest_table(file, index, pattern_options, level, test_ratio, seed, out, as_json)
 
 
 def _suggest_table(
@@ -143,7 +153,7 @@ def _suggest_table(
             result = builder.run()
     elapsed = time.perf_counter() - started
     if out is not None:
-        out.write_text(result.to_suite(level=level).to_json() + "\n", encoding="utf-8")
+        write_atomically(out, result.to_suite(level=level).to_json() + "\n")
     if as_json:
         print_json(
             {
@@ -163,8 +173,11 @@ def _print_table_result(
     table = Table("column", "suggested constraint", "reason", title=f"suggestions for {file}")
     for s in result.suggestions:
         code = s.code if len(s.code) <= 90 else s.code[:87] + "..."
-        table.add_row(s.column, code, f"{s.description} ({s.current_value})")
+        weakened = "; weakened: failed as suggested on this data" if s.adjustment else ""
+        table.add_row(s.column, code, f"{s.description} ({s.current_value}){weakened}")
     console.print(table)
+    for s in result.dropped:
+        console.print(f"dropped {s.code} for {s.column!r}: {s.adjustment}", soft_wrap=True)
     console.print(
         f"{len(result.suggestions)} suggestions for {len(result.column_profiles.profiles)} "
         f"columns from {result.num_records:,} rows in {elapsed:.1f} s "
@@ -207,7 +220,7 @@ def _suggest_pattern(
         elapsed_ms = (time.perf_counter() - started) * 1000
     n_values = sum(v is not None for v in values)
     if out is not None and constraint is not None:
-        out.write_text(suite_to_json([constraint]) + "\n", encoding="utf-8")
+        write_atomically(out, suite_to_json([constraint]) + "\n")
     if as_json:
         print_json(
             {

@@ -17,6 +17,8 @@ from autovalidate.cli.common import (
     handle_errors,
     parse_rename,
     print_json,
+    reading,
+    require_rows,
     styled,
 )
 from autovalidate.constraint import PatternConstraint
@@ -60,8 +62,10 @@ def validate(
     suite = ConstraintSuite.load(constraints)
     repo = None if repository is None else open_repository(repository)
     renamed = parse_rename(rename)
-    result = suite.run(str(file), repository=repo, rename=renamed)
-    rows = _rows(suite, result, file, renamed)
+    with reading(file):
+        require_rows(file)
+        result = suite.run(str(file), repository=repo, rename=renamed)
+        rows = _rows(suite, result, file, renamed)
     passed = result.status is not CheckStatus.ERROR
     if as_json:
         print_json(

@@ -17,7 +17,7 @@ import duckdb
 import pyarrow as pa
 
 from autovalidate.engines.base import Engine, ExecutionStats
-from autovalidate.errors import EngineError
+from autovalidate.errors import DataSourceError, EngineError
 from autovalidate.io import to_relation
 from autovalidate.metrics.base import COUNT_COLUMN, ColumnKind, Grouping, Schema
 from autovalidate.metrics.expressions import (
@@ -127,11 +127,40 @@ def _order_by(order_by: Sequence[tuple[Expr, bool]]) -> str:
     return ", ".join(f"{render(e)} {'DESC' if desc else 'ASC'}" for e, desc in order_by)
 
 
+#: Parts of DuckDB's messages for input that cannot be read, whatever the query:
+#: a CSV row it cannot parse, bytes that are not UTF-8, a broken Parquet file.
+_UNREADABLE_INPUT = ("CSV Error", "Invalid unicode", "No magic bytes", "Parquet", "parquet")
+
+
+def engine_error(exc: duckdb.Error) -> EngineError | DataSourceError:
+    """The error to raise for a failed DuckDB query.
+
+    Input that cannot be read (a malformed CSV row deep in the file, bytes that
+    are not UTF-8, a truncated Parquet file) is a :class:`DataSourceError`:
+    every metric of the scan would fail alike, so it is no metric's failure
+    (the analysis runner lets it through). Anything else, a broken ``where``
+    filter or regex say, is an :class:`EngineError` that fails the metrics of
+    that query only.
+    """
+    text = str(exc)
+    if isinstance(exc, duckdb.IOException) or (
+        isinstance(exc, duckdb.InvalidInputException)
+        and any(part in text for part in _UNREADABLE_INPUT)
+    ):
+        head = text.split("\n\n", 1)[0]  # DuckDB appends the reader's options
+        return DataSourceError(DATA_NAME, "cannot be read: " + " ".join(head.split()))
+    return EngineError(f"DuckDB query failed: {exc}")
+
+
+#: The source name of a :class:`DataSourceError` raised while a query reads its input.
+DATA_NAME = "the data"
+
+
 def _query(relation: duckdb.DuckDBPyRelation, name: str, sql: str) -> duckdb.DuckDBPyRelation:
     try:
         result = relation.query(name, sql)
     except duckdb.Error as exc:
-        raise EngineError(f"DuckDB query failed: {exc}") from exc
+        raise engine_error(exc) from exc
     assert result is not None, "a SELECT gives a relation"
     return result
 
@@ -140,7 +169,7 @@ def _run(relation: duckdb.DuckDBPyRelation, name: str, sql: str) -> list[tuple[A
     try:
         return _query(relation, name, sql).fetchall()
     except duckdb.Error as exc:
-        raise EngineError(f"DuckDB query failed: {exc}") from exc
+        raise engine_error(exc) from exc
 
 
 class ArrowFrequencyTable:
@@ -252,7 +281,7 @@ class DuckDBEngine(Engine):
         try:
             return _query(self.relation, _DATA, sql).to_arrow_table()
         except duckdb.Error as exc:
-            raise EngineError(f"DuckDB query failed: {exc}") from exc
+            raise engine_error(exc) from exc
 
     def aggregate(self, exprs: Sequence[Expr]) -> list[Any]:
         """Run all aggregations in one ``SELECT`` over the data (inputs projected once)."""

@@ -85,7 +85,8 @@ class PatternIndex:
         IndexVersionError
             If it was built by an incompatible format or hierarchy version.
         IndexSchemaError
-            If its files lack a column or cannot be read.
+            If its files lack a column or cannot be read, or hold another number
+            of patterns than the metadata records (a partial index).
         """
         root = Path(path)
         metadata = read_metadata(root)
@@ -108,9 +109,21 @@ class PatternIndex:
             )
             kind = "TABLE" if in_memory else "VIEW"
             con.execute(f"CREATE {kind} patterns AS SELECT {columns} FROM {source}").fetchall()
+            # a partial index (a part file deleted, truncated to another row group,
+            # or the metadata edited) would give silently looser constraints
+            ((rows,),) = con.execute("SELECT count(*) FROM patterns").fetchall()
         except duckdb.Error as exc:
             con.close()
-            raise IndexSchemaError(str(root), f"cannot read pattern files: {exc}") from exc
+            first = str(exc).splitlines()[0]  # DuckDB appends the failing SQL
+            raise IndexSchemaError(str(root), f"cannot read pattern files: {first}") from exc
+        if rows != metadata.patterns:
+            con.close()
+            raise IndexSchemaError(
+                str(root),
+                f"incomplete index: its {len(files)} pattern files hold {rows:,} patterns, "
+                f"its metadata records {metadata.patterns:,} (a part file is missing or was "
+                "changed); rebuild it",
+            )
         return cls(root, metadata, con)
 
     @property

@@ -8,9 +8,11 @@ here opens the file, runs one short transaction and closes it again, and
   ``flock``; exclusive for saves, shared for reads) so that processes using
   this class queue for the file instead of colliding;
 * retries with exponential backoff (10 ms doubling to 0.5 s, with jitter)
-  when DuckDB still reports a conflicting lock (another program holding the
-  file, or a platform without ``flock``), until ``timeout`` seconds have
-  passed, and then raises :class:`~autovalidate.errors.RepositoryError`.
+  while the lock file is held, and when DuckDB still reports a conflicting lock
+  (another program holding the file, or a platform without ``flock``), until
+  ``timeout`` seconds (60 by default, ``$AUTOVALIDATE_REPOSITORY_TIMEOUT``) have
+  passed, and then raises :class:`~autovalidate.errors.RepositoryError` naming
+  the wait; it never waits silently for ever.
 
 A save replaces the rows of its key in one transaction (delete, insert), so
 concurrent writers lose nothing and readers never see half a save.
@@ -29,7 +31,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from autovalidate.errors import RepositoryError
+from autovalidate.errors import ParameterError, RepositoryError
 from autovalidate.repository.base import (
     ROW_FIELDS,
     AnalysisResult,
@@ -43,7 +45,33 @@ try:  # POSIX advisory locks; elsewhere the backoff alone serializes the writers
 except ImportError:  # pragma: no cover - not on the platforms CI runs
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["DuckDBMetricsRepository"]
+__all__ = ["DEFAULT_TIMEOUT", "TIMEOUT_ENV", "DuckDBMetricsRepository", "default_timeout"]
+
+#: Seconds a repository operation waits for another process's lock.
+DEFAULT_TIMEOUT = 60.0
+#: Environment variable overriding :data:`DEFAULT_TIMEOUT` (seconds).
+TIMEOUT_ENV = "AUTOVALIDATE_REPOSITORY_TIMEOUT"
+
+
+def default_timeout() -> float:
+    """Seconds to wait for a lock: ``$AUTOVALIDATE_REPOSITORY_TIMEOUT``, else 60.
+
+    Raises
+    ------
+    ParameterError
+        If the variable is set to something other than a non-negative number.
+    """
+    text = os.environ.get(TIMEOUT_ENV)
+    if text is None or not text.strip():
+        return DEFAULT_TIMEOUT
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0.0:
+        raise ParameterError(f"{TIMEOUT_ENV}={text!r}: expected seconds, a number >= 0")
+    return value
+
 
 _TABLE = "autovalidate_metrics"
 _SCHEMA = pa.schema(
@@ -76,7 +104,10 @@ class DuckDBMetricsRepository(MetricsRepository):
     path
         The database file, e.g. ``metrics.duckdb``.
     timeout
-        Seconds to keep retrying while another process holds the file.
+        Seconds to wait, at most, while another process holds the file or its
+        lock file; then :class:`~autovalidate.errors.RepositoryError` says so.
+        Default: the environment variable ``AUTOVALIDATE_REPOSITORY_TIMEOUT``,
+        else 60.
 
     Examples
     --------
@@ -91,15 +122,22 @@ class DuckDBMetricsRepository(MetricsRepository):
     0.5
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, timeout: float = 60.0) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, timeout: float | None = None) -> None:
         self.path = Path(path)
-        self.timeout = timeout
+        self.timeout = default_timeout() if timeout is None else float(timeout)
 
     def __repr__(self) -> str:
         return f"DuckDBMetricsRepository({str(self.path)!r})"
 
     @contextlib.contextmanager
-    def _locked(self, exclusive: bool) -> Iterator[None]:
+    def _locked(self, exclusive: bool, deadline: float) -> Iterator[None]:
+        """Hold the advisory lock file, waiting with backoff until ``deadline`` at most.
+
+        A repository in a folder this process cannot write (a read-only
+        mount, say) is still readable: reads take the shared lock on an
+        existing lock file opened read-only, or none when there is none (nobody
+        can write there to be waited for).
+        """
         if fcntl is None:
             yield
             return
@@ -107,19 +145,42 @@ class DuckDBMetricsRepository(MetricsRepository):
         try:
             handle = open(lock_path, "a+b")  # noqa: SIM115 - closed below
         except OSError as exc:
-            raise RepositoryError(str(self.path), f"cannot open lock file: {exc}") from exc
+            if exclusive:
+                raise RepositoryError(str(self.path), f"cannot open lock file: {exc}") from exc
+            try:
+                handle = open(lock_path, "rb")  # noqa: SIM115 - closed below
+            except OSError:
+                yield  # a read-only folder without a lock file: no writer to wait for
+                return
         try:
-            fcntl.flock(handle, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
-            yield
+            delay = 0.01
+            while True:
+                try:
+                    fcntl.flock(
+                        handle, (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB
+                    )
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        raise RepositoryError(
+                            str(self.path),
+                            f"another process has held {lock_path.name} for {self.timeout:g} s; "
+                            f"gave up (set {TIMEOUT_ENV} to wait longer)",
+                        ) from None
+                    time.sleep(delay * (0.5 + random.random()))
+                    delay = min(delay * 2, 0.5)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
         finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
             handle.close()
 
     @contextlib.contextmanager
     def _connect(self, *, write: bool) -> Iterator[duckdb.DuckDBPyConnection]:
         """A connection to the file, under the lock file, retried while DuckDB says locked."""
-        with self._locked(exclusive=write):
-            deadline = time.monotonic() + self.timeout
+        deadline = time.monotonic() + self.timeout
+        with self._locked(exclusive=write, deadline=deadline):
             delay = 0.01
             while True:
                 try:

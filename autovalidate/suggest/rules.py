@@ -18,8 +18,8 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from decimal import ROUND_DOWN, Decimal
+from dataclasses import dataclass, field, replace
+from decimal import ROUND_CEILING, ROUND_DOWN, ROUND_FLOOR, Decimal
 from typing import TYPE_CHECKING, Any
 
 from autovalidate.checks.check import ConstrainableDataType
@@ -51,6 +51,7 @@ __all__ = [
     "retain_completeness",
     "retain_type",
     "unique_if_approximately_unique",
+    "weakened",
 ]
 
 
@@ -72,6 +73,10 @@ class ConstraintSuggestion:
         Why the rule suggests it.
     constraint
         The constraint as data.
+    adjustment
+        How the rule's constraint was changed because it failed on the data it
+        was suggested from (``None`` when it held as the rule made it); see
+        :func:`weakened`.
     """
 
     column: str
@@ -80,11 +85,13 @@ class ConstraintSuggestion:
     current_value: str
     rule_description: str
     constraint: ConstraintSpec | PatternConstraint
+    adjustment: str | None = None
 
     @property
     def reason(self) -> str:
-        """The rule's reasoning and the value it saw, in one line."""
-        return f"{self.rule_description} ({self.current_value})"
+        """The rule's reasoning and the value it saw, in one line (and any adjustment)."""
+        text = f"{self.rule_description} ({self.current_value})"
+        return text if self.adjustment is None else f"{text}; {self.adjustment}"
 
     @property
     def code(self) -> str:
@@ -107,6 +114,7 @@ class ConstraintSuggestion:
             "reason": self.reason,
             "code": self.code,
             "constraint": self.constraint.to_dict(),
+            "adjustment": self.adjustment,
         }
 
 
@@ -214,6 +222,85 @@ def _suggestion(
     )
 
 
+#: Constraints on a fraction in [0, 1] that default to "== 1", and the method that
+#: takes an explicit bound on the same metric (``is_unique`` -> ``has_uniqueness``).
+_BOUNDED_FORM = {
+    "is_complete": "has_completeness",
+    "has_completeness": "has_completeness",
+    "is_unique": "has_uniqueness",
+    "has_uniqueness": "has_uniqueness",
+    "is_contained_in": "is_contained_in",
+    "is_non_negative": "is_non_negative",
+    "has_data_type": "has_data_type",
+}
+
+
+def _two_decimals(x: float, rounding: str) -> float:
+    return float(Decimal(repr(float(x))).quantize(Decimal("0.01"), rounding=rounding))
+
+
+def weakened(suggestion: ConstraintSuggestion, observed: Any) -> ConstraintSuggestion | None:
+    """The suggestion with a bound that the value observed on its own data meets.
+
+    A suggestion whose constraint failed on the very data it was suggested from
+    (Deequ's ``UniqueIfApproximatelyUniqueRule`` does: the HyperLogLog estimate
+    of 1.0 can hide a uniqueness of 0.9) is turned into a bound the data meets:
+    a lower bound ``>= observed`` rounded down to two decimals (``is_unique``
+    with uniqueness 0.905 becomes ``has_uniqueness >= 0.9``), an upper bound
+    ``<= observed`` rounded up. The new suggestion's ``adjustment`` says what
+    changed and why.
+
+    Parameters
+    ----------
+    suggestion
+        The suggestion whose constraint failed.
+    observed
+        The value the failed constraint's assertion saw on that data.
+
+    Returns
+    -------
+    ConstraintSuggestion or None
+        ``None`` where no bound can be derived: a pattern constraint, a value
+        that is not a number, a constraint with neither a fraction metric nor a
+        one-sided assertion, or a lower bound that would round down to 0.
+    """
+    spec = suggestion.constraint
+    if (
+        not isinstance(spec, ConstraintSpec)
+        or isinstance(observed, bool)
+        or not isinstance(observed, (int, float))
+        or not math.isfinite(observed)
+    ):
+        return None
+    op = None if spec.assertion is None else spec.assertion.op
+    method = spec.constraint
+    if op in (None, "==") and method in _BOUNDED_FORM:
+        method, op = _BOUNDED_FORM[method], ">="
+    if op in (">=", ">"):
+        op, bound = ">=", _two_decimals(observed, ROUND_FLOOR)
+        if bound <= 0.0:
+            return None
+    elif op in ("<=", "<"):
+        op, bound = "<=", _two_decimals(observed, ROUND_CEILING)
+    else:
+        return None
+    args = dict(spec.args)
+    if method == "has_uniqueness" and "column" in args:
+        args["columns"] = args.pop("column")
+    new = ConstraintSpec(method, args, Assertion(op, bound), spec.where, spec.hint)
+    return replace(
+        suggestion,
+        description=f"'{suggestion.column}': {method} {op} {_num(bound)}",
+        constraint=new,
+        adjustment=f"{spec.code()} failed on the data it was suggested from (value "
+        f"{observed:.6g}), weakened to {new.code()}",
+    )
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
+
+
 # -- completeness ------------------------------------------------------------------
 
 
@@ -318,7 +405,9 @@ def unique_if_approximately_unique(
 
     Applies when ``|1 - approx_distinct / num_records| <= 0.08`` (Deequ
     ``UniqueIfApproximatelyUniqueRule``; the tolerance covers the HyperLogLog
-    error). 000 §5.3 shows it can be wrong: the sample is only approximately unique.
+    error). 000 §5.3 shows it can be wrong: the sample is only approximately unique;
+    the runner verifies it exactly and weakens it to ``has_uniqueness >= observed``
+    where it fails (:func:`weakened`).
     """
     n = context.num_records
     if profile.completeness != 1.0 or n < 1:

@@ -2,10 +2,13 @@
 
 The runner profiles the columns (:func:`~autovalidate.profiles.profile_columns`:
 three passes with shared scans), applies every rule to every column profile,
-and, when asked, evaluates the suggestions on a held-out test set: the data are
-split at random into a training set, from which the constraints are suggested,
-and a test set, on which they are verified as one Warning-level check (PVLDB
-2018, §5.3: suggest on a 10 % sample, measure on the other 90 %).
+verifies every suggested constraint exactly on the data it came from (a
+failing one is weakened to a bound that data meets, or dropped:
+:func:`holding_suggestions`), and, when asked, evaluates the suggestions on a
+held-out test set: the data are split at random into a training set, from
+which the constraints are suggested, and a test set, on which they are
+verified as one Warning-level check (PVLDB 2018, §5.3: suggest on a 10 %
+sample, measure on the other 90 %).
 
 Examples
 --------
@@ -23,12 +26,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import duckdb
 
 from autovalidate.checks.check import CheckLevel
+from autovalidate.checks.constraints import ConstraintStatus
 from autovalidate.checks.verification import VerificationResult, VerificationSuite
 from autovalidate.constraint import PatternConstraint
 from autovalidate.engines.spark import is_spark_dataframe
@@ -46,6 +50,7 @@ from autovalidate.suggest.rules import (
     ConstraintSuggestion,
     RuleContext,
     SuggestionRule,
+    weakened,
 )
 from autovalidate.suite import CheckSpec, ConstraintSuite
 
@@ -56,6 +61,7 @@ __all__ = [
     "ConstraintSuggestionResult",
     "ConstraintSuggestionRunBuilder",
     "ConstraintSuggestionRunner",
+    "holding_suggestions",
 ]
 
 #: ``progress(description, completed, total)``; ``total`` is ``None`` when unknown.
@@ -79,12 +85,17 @@ class ConstraintSuggestionResult:
     evaluation
         The suggestions verified on the test set (one Warning-level check,
         constraints in the order of ``suggestions``), ``None`` without a split.
+    dropped
+        Suggestions whose constraint failed on the (training) data it was
+        suggested from and could not be weakened (see :func:`holding_suggestions`);
+        each one's ``adjustment`` says why.
     """
 
     column_profiles: ColumnProfiles
     suggestions: tuple[ConstraintSuggestion, ...]
     pattern_rule: str
     evaluation: VerificationResult | None = None
+    dropped: tuple[ConstraintSuggestion, ...] = ()
 
     @property
     def num_records(self) -> int:
@@ -151,6 +162,7 @@ class ConstraintSuggestionResult:
             "pattern_rule": self.pattern_rule,
             "profiles": [p.to_dict() for p in self.column_profiles],
             "suggestions": [s.to_dict() for s in self.suggestions],
+            "dropped": [s.to_dict() for s in self.dropped],
         }
         if self.evaluation is not None:
             out["evaluation"] = {
@@ -178,6 +190,57 @@ def _split(source: Any, ratio: float, seed: int, stack: ExitStack) -> tuple[Any,
     train = source.query("_av_split", sql.format(b=bucket) + f"WHERE __av_bucket >= {cut}")
     test = source.query("_av_split", sql.format(b=bucket) + f"WHERE __av_bucket < {cut}")
     return train, test
+
+
+def holding_suggestions(
+    suggestions: Sequence[ConstraintSuggestion], data: Any
+) -> tuple[list[ConstraintSuggestion], list[ConstraintSuggestion]]:
+    """Keep the suggestions whose constraints hold on ``data``, weaken or drop the others.
+
+    Every constraint is verified exactly on the data it was suggested from (one
+    Error-level check, shared scans); a failing one is replaced by
+    :func:`~autovalidate.suggest.rules.weakened` (``is_unique`` at uniqueness
+    0.905 becomes ``has_uniqueness >= 0.9``) or, where no weaker bound exists
+    (a pattern constraint, say), dropped. So a suite made of the suggestions
+    passes on that data: profiles can be approximate (Deequ's
+    ``UniqueIfApproximatelyUniqueRule`` reads a HyperLogLog sketch), the
+    verification is not.
+
+    Parameters
+    ----------
+    suggestions
+        Suggestions made from ``data``.
+    data
+        What they were suggested from, as the profiles read it (CSV text, the
+        training set of a split).
+
+    Returns
+    -------
+    tuple of list
+        ``(kept, dropped)``: kept in the input order, weakened ones in place;
+        each dropped suggestion's ``adjustment`` gives the failure.
+    """
+    if not suggestions:
+        return [], []
+    check = CheckSpec(
+        "suggestions on their own data", CheckLevel.ERROR, tuple(s.constraint for s in suggestions)
+    ).to_check()
+    outcome = VerificationSuite().on_data(data).add_check(check).run()
+    kept: list[ConstraintSuggestion] = []
+    dropped: list[ConstraintSuggestion] = []
+    for suggestion, result in zip(
+        suggestions, outcome.check_results[0].constraint_results, strict=True
+    ):
+        if result.status is ConstraintStatus.SUCCESS:
+            kept.append(suggestion)
+            continue
+        weaker = weakened(suggestion, result.value)
+        if weaker is not None:
+            kept.append(weaker)
+        else:
+            why = f"dropped: failed on the data it was suggested from ({result.message})"
+            dropped.append(replace(suggestion, adjustment=why))
+    return kept, dropped
 
 
 def _text_values(source: Any, column: str) -> list[str | None]:
@@ -263,7 +326,7 @@ class ConstraintSuggestionRunBuilder:
         return self
 
     def run(self) -> ConstraintSuggestionResult:
-        """Profile, suggest, and evaluate if a split was asked for.
+        """Profile, suggest, keep what holds on the (training) data, evaluate if a split was asked.
 
         Raises
         ------
@@ -310,6 +373,8 @@ class ConstraintSuggestionRunBuilder:
                     found = rule.apply(profiles[column], context)
                     if found is not None:
                         suggestions.append(found)
+            say("checking the suggestions on their own data", len(columns), len(columns))
+            suggestions, dropped = holding_suggestions(suggestions, train)
             say("suggested", len(columns), len(columns))
             evaluation = None
             if test is not None:
@@ -326,7 +391,9 @@ class ConstraintSuggestionRunBuilder:
                     .add_required_analyzer(Size())
                     .run()
                 )
-        return ConstraintSuggestionResult(profiles, tuple(suggestions), pattern_rule, evaluation)
+        return ConstraintSuggestionResult(
+            profiles, tuple(suggestions), pattern_rule, evaluation, tuple(dropped)
+        )
 
 
 class ConstraintSuggestionRunner:

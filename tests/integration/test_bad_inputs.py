@@ -1,0 +1,297 @@
+"""Each bad input of docs/bad-inputs.md through the real CLI: the exit code and message documented.
+
+The table in the document is the test's list: each row names a case here, and
+the run must exit with the row's code and, for exit 2, print one ``error:``
+line containing the row's text. Real files, a real index (written by the local
+index writer: the same Parquet files and metadata as the Spark job), real DuckDB.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner, Result
+
+from autovalidate.cli import app
+from autovalidate.index.state import write_local_index
+from tests.conftest import ROOT, corpus
+
+DOC = ROOT / "docs" / "bad-inputs.md"
+runner = CliRunner()
+
+
+def run(*args: object) -> Result:
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def doc_rows() -> list[tuple[str, str, int, str]]:
+    rows = []
+    for line in DOC.read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 4 and cells[2].isdigit():
+            quoted = re.search(r"`([^`]*)`", cells[3])
+            rows.append(
+                (cells[0], cells[1].strip("`"), int(cells[2]), quoted.group(1) if quoted else "")
+            )
+    return rows
+
+
+class Files:
+    """A small index, a training file, a pattern constraint and a suite, built once."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.index = root / "index"
+        write_local_index(corpus(), self.index, budget=200_000)
+        self.train = self.csv(
+            "train.csv",
+            "when,n\n" + "".join(f"0{i % 9 + 1}/1{i % 9}/2001,{i}\n" for i in range(60)),
+        )
+        self.constraint = root / "when.json"
+        made = run(
+            "suggest",
+            self.train,
+            "-c",
+            "when",
+            "-i",
+            self.index,
+            "--r",
+            "0.5",
+            "--m",
+            "1",
+            "-o",
+            self.constraint,
+        )
+        assert made.exit_code == 0 and self.constraint.exists(), made.output
+        self.suite = root / "suite.json"
+        self.suite.write_text(
+            json.dumps(
+                {
+                    "format": "autovalidate-suite",
+                    "version": 2,
+                    "checks": [
+                        {
+                            "description": "a",
+                            "level": "Error",
+                            "constraints": [
+                                {
+                                    "kind": "deequ",
+                                    "constraint": "has_size",
+                                    "assertion": {"op": ">=", "value": 1},
+                                }
+                            ],
+                        }
+                    ],
+                }
+            )
+        )
+
+    def csv(self, name: str, text: str | bytes) -> Path:
+        path = self.root / name
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8", newline="")
+        return path
+
+    def broken_index(self, name: str) -> Path:
+        copy = self.root / name
+        shutil.copytree(self.index, copy)
+        return copy
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> Files:
+    return Files(tmp_path_factory.mktemp("bad-inputs"))
+
+
+def _late_latin(f: Files) -> Path:
+    return f.csv("late.csv", b"a,b\n" + b"abc,1\n" * 100_000 + b"x\xffy,2\n")
+
+
+def _ragged(f: Files) -> Result:
+    data = f.csv("ragged.csv", "a,b\n1,2\n3\n4,5,6\n")
+    res = run("validate", data, "-c", f.suite, "--json")
+    from autovalidate.io import column_values
+
+    assert column_values(str(data), "b") == ["2", None, "5"]
+    assert column_values(str(data), "column2") == [None, None, "6"]
+    return res
+
+
+def _quote(f: Files) -> Result:
+    data = f.csv("quote.csv", 'a,b\n1,"open\n2,3\n')
+    from autovalidate.io import column_values
+
+    assert column_values(str(data), "b") == ['"open', "3"]
+    return run("validate", data, "-c", f.suite)
+
+
+def _big_cell(f: Files) -> Result:
+    data = f.csv("big.csv", "a,b\n" + "x" * 1_000_000 + ",1\nyz,2\n")
+    return run("suggest", data, "-c", "a", "-i", f.index, "--json")
+
+
+def _nul(f: Files) -> Result:
+    data = f.csv("nul.csv", b"a,b\nx\x00y,1\nz,2\n")
+    from autovalidate.io import column_values
+
+    assert column_values(str(data), "a") == ["x\x00y", "z"]
+    return run("validate", data, "-c", f.suite)
+
+
+def _crlf(f: Files) -> Result:
+    lf = f.train.read_text(encoding="utf-8")
+    data = f.csv("crlf.csv", lf.replace("\n", "\r\n"))
+    res = run("suggest", data, "-c", "when", "-i", f.index, "--r", "0.5", "--m", "1", "--json")
+    same = run("suggest", f.train, "-c", "when", "-i", f.index, "--r", "0.5", "--m", "1", "--json")
+    assert (
+        json.loads(res.output)["constraint"]["regex"]
+        == json.loads(same.output)["constraint"]["regex"]
+    )
+    return res
+
+
+def _null_tokens(f: Files) -> Result:
+    data = f.csv("tokens.csv", "a,b\n" + "NULL,1\nN/A,2\n" * 20)
+    res = run("suggest", data, "-c", "a", "-i", f.index, "--json")
+    assert json.loads(res.output)["constraint"] is None
+    return res
+
+
+def _truncated_part(f: Files) -> Result:
+    index = f.broken_index("truncated")
+    part = sorted((index / "patterns").glob("*.parquet"))[0]
+    part.write_bytes(part.read_bytes()[:100])
+    return run("suggest", f.train, "-c", "when", "-i", index)
+
+
+def _deleted_part(f: Files) -> Result:
+    index = f.broken_index("deleted-part")
+    (part,) = (index / "patterns").glob("*.parquet")
+    table = pq.read_table(part)
+    half = table.num_rows // 2
+    part.unlink()  # two part files, as a Spark build writes: still a complete index
+    pq.write_table(table.slice(0, half), index / "patterns" / "part-00000.parquet")
+    pq.write_table(table.slice(half), index / "patterns" / "part-00001.parquet")
+    assert run("index", "info", index).exit_code == 0
+    (index / "patterns" / "part-00001.parquet").unlink()
+    return run("index", "info", index)
+
+
+def _metadata(f: Files, name: str, edit: Callable[[Path], None]) -> Path:
+    index = f.broken_index(name)
+    edit(index / "_autovalidate_index.json")
+    return index
+
+
+def _edited_count(path: Path) -> None:
+    meta = json.loads(path.read_text())
+    meta["patterns"] -= 1
+    path.write_text(json.dumps(meta))
+
+
+def _other_format(path: Path) -> None:
+    meta = json.loads(path.read_text())
+    meta["format_version"] = 99
+    path.write_text(json.dumps(meta))
+
+
+def _constraint_edit(f: Files, name: str, edit: Callable[[dict], None]) -> Path:
+    doc = json.loads(f.constraint.read_text())
+    edit(doc["constraints"][0] if "constraints" in doc else doc)
+    path = f.root / name
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def _tampered(doc: dict) -> None:
+    doc["regex"] = r"\A(?:(a|aa)+)\z"
+
+
+CASES: dict[tuple[str, str], Callable[[Files], Result]] = {
+    ("missing file", "validate"): lambda f: run("validate", f.root / "nope[1].csv", "-c", f.suite),
+    ("0-byte file", "suggest"): lambda f: run(
+        "suggest", f.csv("empty.csv", ""), "-o", f.root / "o1.json"
+    ),
+    ("header-only CSV", "suggest"): lambda f: run(
+        "suggest", f.csv("h.csv", "a,b\n"), "-o", f.root / "o2.json"
+    ),
+    ("header-only CSV", "validate"): lambda f: run(
+        "validate", f.csv("h.csv", "a,b\n"), "-c", f.suite
+    ),
+    ("non-UTF-8 bytes in the first rows", "validate"): lambda f: run(
+        "validate", f.csv("latin.csv", b"a,b\n1,\xff\xfe\n2,x\n"), "-c", f.suite
+    ),
+    ("non-UTF-8 bytes after 100,000 rows", "validate"): lambda f: run(
+        "validate", _late_latin(f), "-c", f.suite
+    ),
+    ("non-UTF-8 bytes after 100,000 rows", "suggest"): lambda f: run(
+        "suggest", _late_latin(f), "-o", f.root / "o3.json"
+    ),
+    ("ragged rows", "validate"): _ragged,
+    ("unbalanced quote", "validate"): _quote,
+    ("a 1 MB cell", "suggest --column"): _big_cell,
+    ("NUL bytes in a cell", "validate"): _nul,
+    ("CRLF line ends", "suggest --column"): _crlf,
+    ("all-null column", "suggest --column"): lambda f: run(
+        "suggest", f.csv("nulls.csv", "a,b\n,1\n,2\n"), "-c", "a", "-i", f.index
+    ),
+    ("column of null tokens (`NULL`, `N/A`)", "suggest --column"): _null_tokens,
+    ("missing column", "validate"): lambda f: run(
+        "validate", f.csv("renamed.csv", "When,n\n01/11/2001,1\n"), "-c", f.constraint
+    ),
+    ("truncated Parquet file in the index", "suggest --column"): _truncated_part,
+    ("deleted Parquet file in the index", "index info"): _deleted_part,
+    ("deleted index metadata file", "suggest --column"): lambda f: run(
+        "suggest", f.train, "-c", "when", "-i", _metadata(f, "no-meta", Path.unlink)
+    ),
+    ("edited index metadata (pattern count)", "suggest --column"): lambda f: run(
+        "suggest", f.train, "-c", "when", "-i", _metadata(f, "edited", _edited_count)
+    ),
+    ("index metadata not JSON", "index info"): lambda f: run(
+        "index", "info", _metadata(f, "not-json", lambda p: p.write_text("{"))
+    ),
+    ("index of another format version", "suggest --column"): lambda f: run(
+        "suggest", f.train, "-c", "when", "-i", _metadata(f, "v99", _other_format)
+    ),
+    ("suite of another format version", "validate"): lambda f: run(
+        "validate",
+        f.train,
+        "-c",
+        f.csv("v9.json", '{"format": "autovalidate-suite", "version": 9}'),
+    ),
+    ("pattern constraint of another version", "validate"): lambda f: run(
+        "validate", f.train, "-c", _constraint_edit(f, "c7.json", lambda d: d.update(version=7))
+    ),
+    ("malformed constraint JSON", "validate"): lambda f: run(
+        "validate", f.train, "-c", f.csv("broken.json", '{"format": "autovalidate-suite", ')
+    ),
+    ("hand-edited regex in a constraint", "validate"): lambda f: run(
+        "validate", f.train, "-c", _constraint_edit(f, "tampered.json", _tampered)
+    ),
+}
+
+
+def test_the_document_lists_every_case():
+    assert {(name, command) for name, command, _, _ in doc_rows()} == set(CASES)
+
+
+@pytest.mark.parametrize("row", doc_rows(), ids=lambda row: f"{row[0]} / {row[1]}")
+def test_bad_input_is_answered_as_documented(files, row):
+    name, command, code, text = row
+    res = CASES[(name, command)](files)
+    assert res.exit_code == code, res.output
+    assert "Traceback" not in res.output
+    if code == 2:
+        line = res.output.strip()
+        assert line.startswith("error:") and "\n" not in line, res.output
+        assert text.lower() in line.lower(), line
+        # nothing half-written: no failed run leaves its --out file (o1.json, ...)
+        assert not list(files.root.glob("o[0-9].json"))
