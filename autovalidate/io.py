@@ -163,7 +163,7 @@ def to_relation(
     Raises
     ------
     DataSourceError
-        If a file is missing or DuckDB cannot parse it.
+        If a file is missing, empty (0 bytes) or DuckDB cannot parse it.
     DataError
         If ``data`` is of an unsupported type.
     """
@@ -172,12 +172,15 @@ def to_relation(
     if isinstance(data, (str, os.PathLike)):
         text = os.fspath(data)
         fmt = file_format(text)
+        if "*" not in text and os.path.isfile(text) and os.path.getsize(text) == 0:
+            raise DataSourceError(text, "empty file (0 bytes): no header, no rows")
         try:
             if fmt == "csv":
                 return con.read_csv(text, header=True, all_varchar=all_varchar, null_padding=True)
             return con.read_parquet(_parquet_glob(text))
         except duckdb.Error as exc:
-            raise DataSourceError(text, f"cannot read {fmt}: {exc}") from exc
+            head = str(exc).split("\n\n", 1)[0]  # DuckDB appends the reader's options
+            raise DataSourceError(text, f"cannot read {fmt}: {' '.join(head.split())}") from exc
     module = type(data).__module__.split(".")[0]
     if module in {"pandas", "pyarrow", "polars"}:
         try:
