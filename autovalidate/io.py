@@ -176,7 +176,11 @@ def to_relation(
             raise DataSourceError(text, "empty file (0 bytes): no header, no rows")
         try:
             if fmt == "csv":
-                return con.read_csv(text, header=True, all_varchar=all_varchar, null_padding=True)
+                # DuckDB's parallel scanner refuses null padding (ragged rows) once a
+                # quoted field holds a newline, and only says so mid-scan: read serially
+                return con.read_csv(
+                    text, header=True, all_varchar=all_varchar, null_padding=True, parallel=False
+                )
             return con.read_parquet(_parquet_glob(text))
         except duckdb.Error as exc:
             head = str(exc).split("\n\n", 1)[0]  # DuckDB appends the reader's options

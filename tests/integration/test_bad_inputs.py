@@ -205,7 +205,10 @@ def _other_format(path: Path) -> None:
 
 def _constraint_edit(f: Files, name: str, edit: Callable[[dict], None]) -> Path:
     doc = json.loads(f.constraint.read_text())
-    edit(doc["constraints"][0] if "constraints" in doc else doc)
+    if "checks" in doc:  # a suite as suggest --out writes it: its first pattern constraint
+        edit(doc["checks"][0]["constraints"][0])
+    else:
+        edit(doc["constraints"][0] if "constraints" in doc else doc)
     path = f.root / name
     path.write_text(json.dumps(doc))
     return path

@@ -99,7 +99,7 @@ def test_text_from_the_data_is_never_read_as_markup(mini_index, tmp_path):
     assert res.exit_code == 0, res.output
     assert "code[/]" in res.output
     if suite.exists():  # a pattern for `[0]`..`[199]`: its regex is shown as written
-        regex = json.loads(suite.read_text())["constraints"][0]["regex"]
+        regex = ConstraintSuite.load(suite).pattern_constraints()[0].regex
         assert regex in res.output.replace("\n", "")
         ok = run("validate", data, "-c", suite)
         assert ok.exit_code == 0 and "Traceback" not in ok.output, ok.output
