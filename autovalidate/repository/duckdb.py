@@ -26,7 +26,7 @@ import random
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import duckdb
 import pyarrow as pa
@@ -142,6 +142,7 @@ class DuckDBMetricsRepository(MetricsRepository):
             yield
             return
         lock_path = self.path.with_name(self.path.name + ".lock")
+        handle: IO[bytes]
         try:
             handle = open(lock_path, "a+b")  # noqa: SIM115 - closed below
         except OSError as exc:
