@@ -48,7 +48,6 @@ from autovalidate.checks import (
     VerificationResult,
     VerificationSuite,
 )
-from autovalidate.constraint import PatternConstraint, PatternValidationResult
 from autovalidate.drift import DriftTest, drift_test
 from autovalidate.errors import (
     AutovalidateError,
@@ -68,8 +67,9 @@ from autovalidate.errors import (
     RepositoryError,
 )
 from autovalidate.index.reader import PatternIndex, PatternStats
-from autovalidate.infer import suggest_pattern
+from autovalidate.pattern_constraint import PatternConstraint, PatternValidationResult
 from autovalidate.spark import validate_spark
+from autovalidate.suggest.pattern import suggest_pattern
 from autovalidate.suite import ConstraintSuite
 
 __all__ = [

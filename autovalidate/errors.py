@@ -1,7 +1,7 @@
 """Exceptions raised by autovalidate.
 
 Findings are values, misuse is an exception: a constraint that fails on a
-batch is a :class:`~autovalidate.constraint.PatternValidationResult` with
+batch is a :class:`~autovalidate.pattern_constraint.PatternValidationResult` with
 ``passed=False``; an unreadable index, a missing column or a bad argument is
 one of the errors below.  Every error mixes in the built-in exception it
 resembles, so callers may catch either, and carries the fields that locate the

@@ -11,8 +11,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from autovalidate.constraint import DEFAULT_EXAMPLES, PatternConstraint, PatternValidationResult
 from autovalidate.errors import ColumnNotFoundError
+from autovalidate.pattern_constraint import (
+    DEFAULT_EXAMPLES,
+    PatternConstraint,
+    PatternValidationResult,
+)
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame

@@ -15,7 +15,7 @@ A Deequ constraint names a :class:`~autovalidate.checks.Check` method
 (``"constraint"``), its arguments by their parameter names, the assertion as
 data (:class:`Assertion`), and optionally ``where`` and ``hint``. An
 Auto-Validate pattern constraint is the object
-:meth:`~autovalidate.constraint.PatternConstraint.to_dict` writes; it runs
+:meth:`~autovalidate.pattern_constraint.PatternConstraint.to_dict` writes; it runs
 through :meth:`~autovalidate.checks.Check.satisfies_pattern_constraint`.
 
 Version 1 suites (``{"format": ..., "version": 1, "constraints": [...]}``, only
@@ -52,9 +52,9 @@ from autovalidate.checks.check import (
     ConstrainableDataType,
 )
 from autovalidate.checks.verification import VerificationResult, VerificationSuite
-from autovalidate.constraint import CONSTRAINT_KIND, PatternConstraint
 from autovalidate.errors import ColumnNotFoundError, ConstraintFormatError, DataSourceError
 from autovalidate.metrics.base import Analyzer
+from autovalidate.pattern_constraint import CONSTRAINT_KIND, PatternConstraint
 
 if TYPE_CHECKING:
     from autovalidate.repository.base import MetricsRepository
@@ -463,7 +463,7 @@ class CheckSpec:
         The check's status when a constraint fails.
     constraints
         Deequ constraints (:class:`ConstraintSpec`) and Auto-Validate pattern
-        constraints (:class:`~autovalidate.constraint.PatternConstraint`).
+        constraints (:class:`~autovalidate.pattern_constraint.PatternConstraint`).
     """
 
     description: str

@@ -183,7 +183,7 @@ class PatternRuleResult(Protocol):
 
 
 class PatternRule(Protocol):
-    """An inferred Auto-Validate pattern rule (``autovalidate.constraint.PatternConstraint``).
+    """An inferred Auto-Validate pattern rule (a ``PatternConstraint``).
 
     ``regex`` is fully anchored and means the same in Python ``regex``, Java and
     RE2; ``evaluate_counts`` decides a batch from its counts of non-null values

@@ -21,9 +21,9 @@ from autovalidate.cli.common import (
 )
 from autovalidate.errors import EmptyColumnError, ParameterError
 from autovalidate.index.reader import PatternIndex
-from autovalidate.infer import suggest_pattern
 from autovalidate.io import column_values
 from autovalidate.solver.fmdv import METHODS, SolverParams
+from autovalidate.suggest.pattern import suggest_pattern
 from autovalidate.suggest.runner import ConstraintSuggestionResult, ConstraintSuggestionRunner
 from autovalidate.suite import suite_to_json
 

@@ -21,8 +21,8 @@ from autovalidate.cli.common import (
     require_rows,
     styled,
 )
-from autovalidate.constraint import PatternConstraint
 from autovalidate.metrics.base import plain
+from autovalidate.pattern_constraint import PatternConstraint
 from autovalidate.repository import open_repository
 from autovalidate.suite import ConstraintSpec, ConstraintSuite
 

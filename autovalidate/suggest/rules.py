@@ -9,7 +9,7 @@ SIGMOD 2021) is added for string columns when a pattern index is configured.
 
 Every suggestion carries its reason (the rule and the profile value it rests
 on), the constraint as data (a :class:`~autovalidate.suite.ConstraintSpec` or a
-:class:`~autovalidate.constraint.PatternConstraint`, JSON via ``to_dict``) and
+:class:`~autovalidate.pattern_constraint.PatternConstraint`, JSON via ``to_dict``) and
 ready-to-use Python code for a fluent :class:`~autovalidate.checks.Check`.
 """
 
@@ -23,11 +23,11 @@ from decimal import ROUND_CEILING, ROUND_DOWN, ROUND_FLOOR, Decimal
 from typing import TYPE_CHECKING, Any
 
 from autovalidate.checks.check import ConstrainableDataType
-from autovalidate.constraint import PatternConstraint
 from autovalidate.errors import ParameterError
 from autovalidate.metrics import DataTypeInstance, DistributionValue
 from autovalidate.metrics.base import ColumnKind
 from autovalidate.metrics.frequencies import NULL_VALUE
+from autovalidate.pattern_constraint import PatternConstraint
 from autovalidate.profiles import ColumnProfile
 from autovalidate.suite import Assertion, ConstraintSpec
 
@@ -582,7 +582,7 @@ def pattern_rule(profile: ColumnProfile, context: RuleContext) -> ConstraintSugg
         or profile.completeness == 0.0
     ):
         return None
-    from autovalidate.infer import suggest_pattern
+    from autovalidate.suggest.pattern import suggest_pattern
 
     values = context.values(profile.column)
     constraint = suggest_pattern(

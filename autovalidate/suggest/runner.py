@@ -34,11 +34,11 @@ import duckdb
 from autovalidate.checks.check import CheckLevel
 from autovalidate.checks.constraints import ConstraintStatus
 from autovalidate.checks.verification import VerificationResult, VerificationSuite
-from autovalidate.constraint import PatternConstraint
 from autovalidate.engines.spark import is_spark_dataframe
 from autovalidate.errors import ParameterError
 from autovalidate.io import column_values, csv_as_text, is_csv_path, quote_identifier, to_relation
 from autovalidate.metrics import Size
+from autovalidate.pattern_constraint import PatternConstraint
 from autovalidate.profiles import (
     DEFAULT_CARDINALITY_THRESHOLD,
     ColumnProfiles,

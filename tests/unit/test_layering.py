@@ -20,7 +20,7 @@ LAYERS: list[set[str]] = [
     {"io", "patterns", "drift"},
     {"engines", "index"},  # engines render and run metrics; the index stores patterns
     {"analysis", "solver"},  # the analysis runner; FMDV over the index
-    {"repository", "profiles", "constraint", "infer", "sparkutil", "spark"},
+    {"repository", "profiles", "pattern_constraint", "sparkutil", "spark"},
     {"anomaly"},  # anomaly detection strategies, batch forecasts
     {"checks"},  # checks and constraints (the anomaly constraint among them)
     {"suite", "suggest"},

@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 from autovalidate.checks import CheckLevel
-from autovalidate.constraint import PatternConstraint
 from autovalidate.errors import ConstraintFormatError
 from autovalidate.metrics import Mean
+from autovalidate.pattern_constraint import PatternConstraint
 from autovalidate.suite import (
     Assertion,
     CheckSpec,

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from autovalidate.constraint import PatternConstraint
 from autovalidate.drift import TESTS
 from autovalidate.errors import EmptyColumnError, ParameterError
 from autovalidate.index.reader import PatternIndex
 from autovalidate.io import column_values
+from autovalidate.pattern_constraint import PatternConstraint
 from autovalidate.patterns.render import render_body
 from autovalidate.solver.fmdv import METHODS, SolverParams, solve
 
