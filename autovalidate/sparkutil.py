@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -21,6 +24,7 @@ def local_session(
     master: str = "local[2]",
     driver_memory: str = "4g",
     shuffle_partitions: int = 8,
+    log_file: str | Path | None = None,
 ) -> SparkSession:
     """Get or create a Spark session for local work.
 
@@ -34,6 +38,10 @@ def local_session(
         JVM heap of the driver (which also runs the executors in local mode).
     shuffle_partitions
         ``spark.sql.shuffle.partitions``; the default 200 is wasteful on small machines.
+    log_file
+        Where the JVM's own output (its start-up warnings and Spark's log lines)
+        goes, when this call starts the JVM; ``None`` leaves it on this process's
+        stdout and stderr.  The JVM keeps writing there for its whole life.
 
     Returns
     -------
@@ -55,6 +63,34 @@ def local_session(
         .config("spark.python.worker.reuse", "true")
         .config("spark.sql.session.timeZone", "UTC")
     )
-    session = builder.getOrCreate()
+    if log_file is None:
+        session = builder.getOrCreate()
+    else:
+        with _output_to(Path(log_file)):
+            session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+@contextmanager
+def _output_to(path: Path) -> Iterator[None]:
+    """Point file descriptors 1 and 2 at ``path`` for the block.
+
+    A JVM started inside the block inherits them: pyspark launches it with no
+    redirection of its own, so this is the one way to keep its log lines out of
+    a command's output.  This process's own streams are restored afterwards.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    log = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    saved = [os.dup(1), os.dup(2)]
+    try:
+        os.dup2(log, 1)
+        os.dup2(log, 2)
+        yield
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in (*saved, log):
+            os.close(fd)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 import time
 from pathlib import Path
 
@@ -13,6 +14,9 @@ from autovalidate.cli.common import console, handle_errors, print_json, styled
 from autovalidate.errors import IndexBuildError
 from autovalidate.index.reader import PatternIndex
 from autovalidate.patterns.enumeration import DEFAULT_BUDGET, DEFAULT_LADDER, DEFAULT_TAU
+
+#: Where Spark's own log lines go unless ``--verbose``: overwritten by each build.
+SPARK_LOG = Path(tempfile.gettempdir()) / "autovalidate-spark.log"
 
 app = typer.Typer(help="Build and inspect pattern indexes of a data lake.", no_args_is_help=True)
 
@@ -53,6 +57,11 @@ def build(
         False, "--overwrite", help="Replace an existing index once the new one is complete."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the index metadata as JSON."),
+    verbose: bool = typer.Option(
+        False,
+        "--verbose",
+        help=f"Show Spark's own log lines (else they go to {SPARK_LOG}).",
+    ),
 ) -> None:
     """Build the pattern index of LAKE with Spark (FPR_T and Cov_T of every pattern; §2.4).
 
@@ -77,7 +86,9 @@ def build(
         transient=True,
     ) as progress:
         task = progress.add_task("starting Spark", total=None)
-        spark = local_session("autovalidate-index-build", master=master)
+        spark = local_session(
+            "autovalidate-index-build", master=master, log_file=None if verbose else SPARK_LOG
+        )
 
         def report(p: BuildProgress) -> None:
             progress.update(task, description=p.phase, completed=p.completed, total=p.total or None)

@@ -158,3 +158,33 @@ def test_console_script_entry_point():
         [sys.executable, "-m", "autovalidate", "--help"], capture_output=True, text=True
     )
     assert out.returncode == 0 and "suggest" in out.stdout
+
+
+def test_index_build_output_holds_no_spark_log_lines(lake_mini, tmp_path):
+    """A fresh JVM's warnings and Spark's log lines go to the log file, not the terminal."""
+    from autovalidate.cli.index import SPARK_LOG
+
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "autovalidate",
+            "index",
+            "build",
+            "--lake",
+            str(lake_mini),
+            "--out",
+            str(tmp_path / "index"),
+            "--tau",
+            "4",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    shown = out.stdout + out.stderr
+    assert "built" in shown
+    for noise in ("WARN", "log4j", "Using incubator modules", "SparkContext"):
+        assert noise not in shown, shown
+    assert "log4j" in SPARK_LOG.read_text()  # the JVM did talk: into the log
