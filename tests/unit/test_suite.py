@@ -8,10 +8,7 @@ import pandas as pd
 import pytest
 
 from autovalidate.checks import CheckLevel
-from autovalidate.errors import ConstraintFormatError
-from autovalidate.metrics import Mean
-from autovalidate.pattern_constraint import PatternConstraint
-from autovalidate.suite import (
+from autovalidate.checks.spec import (
     Assertion,
     CheckSpec,
     ConstraintSpec,
@@ -21,6 +18,9 @@ from autovalidate.suite import (
     load_suite,
     suite_to_json,
 )
+from autovalidate.errors import ConstraintFormatError
+from autovalidate.metrics import Mean
+from autovalidate.pattern_constraint import PatternConstraint
 
 
 @pytest.mark.parametrize(
