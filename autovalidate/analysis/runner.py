@@ -301,8 +301,7 @@ def _text_read_as_numbers(
     if not engine.untyped:
         return {}
     cast = {
-        a: [c for c in a.numeric_columns() if schema.get(c) is ColumnKind.STRING]
-        for a in analyzers
+        a: [c for c in a.numeric_columns() if schema.get(c) is ColumnKind.STRING] for a in analyzers
     }
     return {a: columns for a, columns in cast.items() if columns}
 

@@ -103,4 +103,3 @@ def test_cli_and_api_give_equal_metrics(dirty_clean, tmp_path, table, version):
     ]
     assert len(means) >= 1, [str(o.constraint) for o in outcomes if o.value is None][:5]
     assert json.loads(cli.stdout)["status"] == api.status.value
-
