@@ -18,7 +18,7 @@ from autovalidate.checks.spec import (
     load_suite,
     suite_to_json,
 )
-from autovalidate.errors import ConstraintFormatError
+from autovalidate.errors import ColumnNotFoundError, ConstraintFormatError
 from autovalidate.metrics import Mean
 from autovalidate.pattern_constraint import PatternConstraint
 
@@ -145,6 +145,56 @@ def test_csv_columns_are_text_and_numeric_statistics_cast(tmp_path):
     # see the text ("x" is a value, of type String)
     assert statuses == ["Success", "Success", "Success", "Failure"]
     assert result.metrics.stats.scans == 2  # the text scan and the numeric one
+
+
+def test_a_correlation_of_csv_columns_reads_both_cast(tmp_path):
+    path = tmp_path / "batch.csv"
+    path.write_text("a,b,note\n1,2,x\n2,4.0,y\n3,x,z\n4,8,w\n")
+    suite = ConstraintSuite(
+        (
+            CheckSpec(
+                "c",
+                CheckLevel.ERROR,
+                (
+                    ConstraintSpec(
+                        "has_correlation", {"column_a": "a", "column_b": "b"}, Assertion(">=", 0.99)
+                    ),
+                ),
+            ),
+        )
+    )
+    outcome = suite.run(path).check_results[0].constraint_results[0]
+    # the row with "x" is no pair; the other three lie on a line
+    assert outcome.status.value == "Success" and outcome.value == pytest.approx(1.0)
+
+
+def test_a_run_renames_columns_and_brings_examples_of_a_failing_pattern(tmp_path):
+    pattern = PatternConstraint(
+        regex=r"\A(?:[0-9]{3})\z",
+        pattern="<digit>{3}",
+        segments=(),
+        fpr=0.0,
+        method="fmdv",
+        test="strict",
+        alpha=0.01,
+        train_n=3,
+        train_nonconforming=0,
+        column="ZipCode",
+    )
+    suite = ConstraintSuite.from_dict(pattern.to_dict())
+    batch = pd.DataFrame({"zip": ["123", "4567", None, "89", "012", "x"], "ZipCode": ["1"] * 6})
+    result = suite.run(batch, rename={"ZipCode": "zip"})
+    outcome = result.check_results[0].constraint_results[0]
+    assert outcome.status.value == "Failure"
+    assert outcome.details["n_nonconforming"] == 3
+    assert outcome.details["examples"] == ["4567", "89", "x"]  # in batch order
+    assert suite.run(batch, rename={"ZipCode": "zip"}, examples=1).check_results[
+        0
+    ].constraint_results[0].details["examples"] == ["4567"]
+    # without the rename, the suite reads the batch's own ZipCode column
+    assert suite.run(batch).check_results[0].constraint_results[0].details["n_nonconforming"] == 6
+    with pytest.raises(ColumnNotFoundError):
+        suite.run(batch, rename={"ZipCode": "postcode"})
 
 
 def test_version_1_suites_and_single_constraints_still_read(tmp_path):
