@@ -24,6 +24,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from autovalidate.errors import ColumnNotFoundError
+
 if TYPE_CHECKING:
     from autovalidate.metrics.base import FrequencyTable, Grouping, Schema
     from autovalidate.metrics.expressions import Expr
@@ -99,6 +101,13 @@ class Engine(ABC):
             view.stats = self.stats
         self._views.append(view)
         return view
+
+    def _require(self, columns: Iterable[str]) -> None:
+        """Raise :class:`ColumnNotFoundError` for the first of ``columns`` not in the data."""
+        names = list(self.schema())
+        for name in columns:
+            if name not in names:
+                raise ColumnNotFoundError(name, names)
 
     @abstractmethod
     def schema(self) -> Schema:

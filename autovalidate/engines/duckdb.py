@@ -17,7 +17,7 @@ import duckdb
 import pyarrow as pa
 
 from autovalidate.engines.base import Engine, ExecutionStats
-from autovalidate.errors import ColumnNotFoundError, DataSourceError, EngineError
+from autovalidate.errors import DataSourceError, EngineError
 from autovalidate.io import is_csv_path, to_relation
 from autovalidate.metrics.base import COUNT_COLUMN, ColumnKind, Grouping, Schema
 from autovalidate.metrics.expressions import (
@@ -275,11 +275,6 @@ class DuckDBEngine(Engine):
         view = DuckDBEngine(_query(self.relation, _DATA, sql), self._con)
         return self._view_of(view, same_rows=same_rows)
 
-    def _require(self, columns: Iterable[str]) -> None:
-        names = list(self.relation.columns)
-        for name in columns:
-            if name not in names:
-                raise ColumnNotFoundError(name, names)
 
     def schema(self) -> Schema:
         """Column kinds from the relation's types."""

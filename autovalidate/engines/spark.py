@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from autovalidate.engines.base import Engine, ExecutionStats
-from autovalidate.errors import ColumnNotFoundError, EngineError
+from autovalidate.errors import EngineError
 from autovalidate.metrics.base import COUNT_COLUMN, ColumnKind, Grouping, Schema
 from autovalidate.metrics.expressions import (
     HLL_HASH_BITS,
@@ -256,11 +256,6 @@ class SparkEngine(Engine):
     def _view(self, frame: DataFrame, *, same_rows: bool) -> SparkEngine:
         return self._view_of(SparkEngine(frame), same_rows=same_rows)
 
-    def _require(self, columns: Iterable[str]) -> None:
-        names = list(self.frame.columns)
-        for name in columns:
-            if name not in names:
-                raise ColumnNotFoundError(name, names)
 
     def text_values(self, column: str) -> list[str | None]:
         """``select(column.cast("string"))``, collected to the driver (one job)."""
