@@ -25,9 +25,10 @@ constraint, check, check level
     constraint added to a check becomes a check constraint on its column.
 assertion
     ``AssertionFn`` is the callable a check constraint applies to a metric;
-    :class:`autovalidate.suite.Assertion` is its serializable form in a suite.
+    :class:`autovalidate.checks.spec.Assertion` is its serializable form in a suite.
 suite
-    :class:`ConstraintSuite`: checks saved as JSON and run together.
+    :class:`ConstraintSuite`: checks saved as JSON and run together (the
+    file format is :mod:`autovalidate.checks.spec`).
 suggestion rule, anomaly detection strategy, metrics repository
     :mod:`autovalidate.suggest`, :mod:`autovalidate.anomaly`,
     :mod:`autovalidate.repository` (Deequ).
@@ -45,6 +46,7 @@ from autovalidate.checks import (
     CheckLevel,
     CheckStatus,
     ConstrainableDataType,
+    ConstraintSuite,
     VerificationResult,
     VerificationSuite,
 )
@@ -70,7 +72,6 @@ from autovalidate.index.reader import PatternIndex, PatternStats
 from autovalidate.pattern_constraint import PatternConstraint, PatternValidationResult
 from autovalidate.spark import validate_spark
 from autovalidate.suggest.pattern import suggest_pattern
-from autovalidate.suite import ConstraintSuite
 
 __all__ = [
     "AnalysisRunner",

@@ -4,11 +4,12 @@ One place turns whatever a user hands us into a DuckDB relation, so that the
 pattern validation, the Deequ DuckDB engine and the CLI read data the same way:
 
 * CSV/TSV files are read by DuckDB's ``read_csv`` (dialect sniffed, header
-  required); an empty cell is a null, and a short row is padded with nulls
-  (a row with extra fields adds columns), so a ragged file keeps its header.
-  With ``all_varchar=True`` every column
-  is read as text exactly as written (``007`` stays ``007``), which is what
-  pattern inference and validation need.
+  required) with every column as text exactly as written (``007`` stays
+  ``007``), as Deequ reads CSV and as pattern inference and validation need;
+  numeric metrics of such columns read them cast to numbers (see
+  :attr:`autovalidate.engines.Engine.untyped`). An empty cell is a null, and a
+  short row is padded with nulls (a row with extra fields adds columns), so a
+  ragged file keeps its header.
 * Parquet files (or globs, or directories of them) are read by ``read_parquet``.
 * pandas DataFrames, pyarrow Tables/RecordBatches and DuckDB relations are
   used as they are.
@@ -18,8 +19,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +29,7 @@ from autovalidate.errors import ColumnNotFoundError, DataError, DataSourceError,
 from autovalidate.metrics.expressions import quote_identifier
 
 __all__ = [
-    "cast_to_double",
     "column_values",
-    "csv_as_text",
     "file_format",
     "is_csv_path",
     "is_null",
@@ -82,53 +80,6 @@ def is_csv_path(data: Any) -> bool:
     return isinstance(data, (str, os.PathLike)) and file_format(data) == "csv"
 
 
-@contextmanager
-def csv_as_text(path: str | os.PathLike[str]) -> Iterator[duckdb.DuckDBPyRelation]:
-    """Yield a DuckDB relation of a CSV file with every column as text, exactly as written.
-
-    The relation lives on its own connection, closed when the block ends.
-
-    Raises
-    ------
-    DataSourceError
-        If the file is missing or DuckDB cannot parse it.
-    """
-    con = duckdb.connect()
-    try:
-        yield to_relation(path, con, all_varchar=True)
-    finally:
-        con.close()
-
-
-def cast_to_double(
-    relation: duckdb.DuckDBPyRelation, columns: Iterable[str]
-) -> duckdb.DuckDBPyRelation:
-    """The relation with ``columns`` cast to 64-bit floats, null where a value is not a number.
-
-    The other columns are kept as they are, in the same order.
-
-    Raises
-    ------
-    ColumnNotFoundError
-        If a column is not in the relation.
-    """
-    wanted = set(columns)
-    names = list(relation.columns)
-    for name in wanted - set(names):
-        raise ColumnNotFoundError(name, names)
-    parts = [
-        f"TRY_CAST({quote_identifier(n)} AS DOUBLE) AS {quote_identifier(n)}"
-        if n in wanted
-        else quote_identifier(n)
-        for n in names
-    ]
-    # A SQL query, not ``relation.project``: DuckDB 2.0 pushes a projected TRY_CAST into
-    # a CSV scan as a strict cast, which fails on the first value that is not a number.
-    cast = relation.query("_av_cast", f"SELECT {', '.join(parts)} FROM _av_cast")
-    assert cast is not None  # a SELECT always yields a relation
-    return cast
-
-
 def _parquet_glob(path: str) -> str:
     p = Path(path)
     if "*" not in path and p.is_dir():
@@ -136,12 +87,7 @@ def _parquet_glob(path: str) -> str:
     return path
 
 
-def to_relation(
-    data: Any,
-    con: duckdb.DuckDBPyConnection,
-    *,
-    all_varchar: bool = False,
-) -> duckdb.DuckDBPyRelation:
+def to_relation(data: Any, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyRelation:
     """Turn local data into a DuckDB relation on ``con``.
 
     Parameters
@@ -152,13 +98,12 @@ def to_relation(
         RecordBatch; or a DuckDB relation.
     con
         The connection that will run the queries.
-    all_varchar
-        Read CSV columns as text exactly as written, without type sniffing.
-        Parquet and in-memory data keep their types.
 
     Returns
     -------
     duckdb.DuckDBPyRelation
+        CSV columns are text exactly as written; Parquet and in-memory data
+        keep their types.
 
     Raises
     ------
@@ -179,7 +124,7 @@ def to_relation(
                 # DuckDB's parallel scanner refuses null padding (ragged rows) once a
                 # quoted field holds a newline, and only says so mid-scan: read serially
                 return con.read_csv(
-                    text, header=True, all_varchar=all_varchar, null_padding=True, parallel=False
+                    text, header=True, all_varchar=True, null_padding=True, parallel=False
                 )
             return con.read_parquet(_parquet_glob(text))
         except duckdb.Error as exc:
@@ -235,7 +180,7 @@ def column_values(
     own = con is None
     con = con or duckdb.connect()
     try:
-        rel = to_relation(data, con, all_varchar=True)
+        rel = to_relation(data, con)
         column = resolve_column(rel, column)
         rows = rel.select(f"CAST({quote_identifier(column)} AS VARCHAR)").fetchall()
         return [r[0] for r in rows]

@@ -10,8 +10,9 @@ FMDV-V).  Nulls are completeness, a separate metric: they are never counted.
 
 The same counting runs on Python sequences, files, pandas and Arrow (DuckDB
 ``regexp_full_match``, RE2: linear time in the length of a value, no
-backtracking) and on Spark DataFrames (``rlike``, Java; :mod:`autovalidate.spark`);
-the regex means the same in the dialects.
+backtracking) and on Spark DataFrames (``rlike``, Java; :mod:`autovalidate.spark`),
+through the data's engine (:mod:`autovalidate.engines`); the regex means the
+same in the dialects.
 
 Only regexes of the pattern language run: loading a constraint
 (:meth:`PatternConstraint.from_dict`) renders the regex again from the
@@ -25,31 +26,31 @@ backtracking engine in Spark clear of exponential cases.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pyarrow as pa
 
 from autovalidate.drift import TESTS, DriftTest, drift_test
-from autovalidate.engines import Engine
-from autovalidate.engines.duckdb import DuckDBEngine
-from autovalidate.engines.spark import SparkEngine, is_spark_dataframe
+from autovalidate.engines import Engine, open_engine
 from autovalidate.errors import (
     ColumnNotFoundError,
     ConstraintFormatError,
     DataError,
     ParameterError,
 )
-from autovalidate.io import column_values, csv_as_text, is_csv_path, is_value_sequence
+from autovalidate.io import column_values, is_value_sequence
+from autovalidate.metrics.base import Analyzer
 from autovalidate.metrics.strings import PatternConformance
 from autovalidate.patterns.render import pattern_regex, render_body
 
-if TYPE_CHECKING:
-    import duckdb
-
-__all__ = ["CONSTRAINT_KIND", "PatternConstraint", "PatternValidationResult", "rendered_regex"]
+__all__ = [
+    "CONSTRAINT_KIND",
+    "PatternConstraint",
+    "PatternValidationResult",
+    "nonconforming_examples",
+    "rendered_regex",
+]
 
 CONSTRAINT_KIND = "autovalidate-pattern"
 CONSTRAINT_VERSION = 1
@@ -219,7 +220,6 @@ class PatternConstraint:
         column: str | None = None,
         *,
         examples: int = DEFAULT_EXAMPLES,
-        con: duckdb.DuckDBPyConnection | None = None,
     ) -> PatternValidationResult:
         """Validate a batch: count its non-conforming values and decide with the drift test.
 
@@ -234,14 +234,13 @@ class PatternConstraint:
             A sequence of values (list, tuple, pandas Series, pyarrow Array;
             ``None``, NaN and ``pd.NA`` are nulls), or a table: a CSV/Parquet
             path (CSV read as text, exactly as written), a pandas DataFrame, a
-            pyarrow Table, a DuckDB relation or a PySpark DataFrame (then
-            ``column`` names the column, by default :attr:`column`).
+            pyarrow Table, a DuckDB relation, a PySpark DataFrame or an
+            :class:`~autovalidate.engines.Engine` (then ``column`` names the
+            column, by default :attr:`column`).
         column
             Column of a table (any type: values are compared as text).
         examples
             How many non-conforming values to report.
-        con
-            DuckDB connection for local tables; a fresh one by default.
 
         Returns
         -------
@@ -260,7 +259,7 @@ class PatternConstraint:
         if sequence:  # the values as a one-column table: the same counting
             data = pa.table({"value": pa.array(column_values(data), pa.string())})
         wanted = "value" if sequence else (column if column is not None else self.column)
-        with _engine(data, con) as engine:
+        with open_engine(data) as engine:
             names = list(engine.schema())
             if wanted is None and len(names) != 1:
                 raise DataError(f"the table has {len(names)} columns; name one with column=")
@@ -270,11 +269,7 @@ class PatternConstraint:
             analyzer = PatternConformance(read, self.regex)
             state = analyzer.state_from_aggregates(engine.aggregate(analyzer.aggregations()))
             n_bad = state.count - state.num_matches
-            sample = (
-                [r[0] for r in engine.sample(analyzer.nonconforming(), [analyzer.text()], examples)]
-                if n_bad
-                else []
-            )
+            sample = nonconforming_examples(engine, analyzer, examples) if n_bad else []
         return self.evaluate_counts(
             n_bad, state.count, examples=sample, column=column if sequence else read
         )
@@ -330,23 +325,23 @@ class PatternConstraint:
         return constraint
 
 
-@contextmanager
-def _engine(data: Any, con: duckdb.DuckDBPyConnection | None) -> Iterator[Engine]:
-    """The engine for a batch: CSV read as text, Spark for Spark, DuckDB otherwise."""
-    engine: Engine
-    if is_csv_path(data):
-        with csv_as_text(data) as text:
-            engine = DuckDBEngine(text)
-            try:
-                yield engine
-            finally:
-                engine.close()
-        return
-    engine = SparkEngine(data) if is_spark_dataframe(data) else DuckDBEngine(data, con)
-    try:
-        yield engine
-    finally:
-        engine.close()
+def nonconforming_examples(engine: Engine, analyzer: Analyzer, limit: int) -> list[str]:
+    """Up to ``limit`` values that fail a :class:`~autovalidate.metrics.PatternConformance`.
+
+    Non-null values (passing the analyzer's ``where``) that do not fully match
+    its pattern, the first ones the engine finds (in batch order on DuckDB):
+    one query, which stops reading once it has found ``limit``.
+
+    Raises
+    ------
+    TypeError
+        If ``analyzer`` is not a ``PatternConformance``.
+    EngineError
+        If the engine fails the query.
+    """
+    if not isinstance(analyzer, PatternConformance):
+        raise TypeError(f"examples come from a PatternConformance, not {analyzer}")
+    return [r[0] for r in engine.sample(analyzer.nonconforming(), [analyzer.text()], limit)]
 
 
 def rendered_regex(constraint: PatternConstraint) -> str:

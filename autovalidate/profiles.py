@@ -40,17 +40,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any
 
-import duckdb
-
-from autovalidate.analysis import AnalysisRunner
-from autovalidate.engines import ExecutionStats
-from autovalidate.engines.spark import is_spark_dataframe
+from autovalidate.analysis.runner import run_analyzers
+from autovalidate.engines import ExecutionStats, open_engine
 from autovalidate.errors import ColumnNotFoundError, ParameterError
-from autovalidate.io import cast_to_double, csv_as_text, is_csv_path, to_relation
 from autovalidate.metrics import (
     ApproxCountDistinct,
     Completeness,
@@ -246,40 +241,6 @@ def _numeric_analyzers(column: str) -> list[Analyzer]:
     return [Minimum(column), Maximum(column), Mean(column), StandardDeviation(column), Sum(column)]
 
 
-def _merge_stats(total: ExecutionStats, part: ExecutionStats) -> None:
-    total.scans += part.scans
-    total.queries += part.queries
-    total.log.extend(part.log)
-
-
-def _numeric_view(data: Any, columns: Sequence[str], stack: ExitStack) -> Any:
-    """``data`` with ``columns`` cast to 64-bit floats, null where a value is not a number."""
-    if is_spark_dataframe(data):
-        from pyspark.sql import functions as F
-
-        wanted = set(columns)
-        return data.select(
-            *[
-                F.col(f"`{c}`").try_cast("double").alias(c) if c in wanted else F.col(f"`{c}`")
-                for c in data.columns
-            ]
-        )
-    if not isinstance(data, duckdb.DuckDBPyRelation):
-        con = stack.enter_context(duckdb.connect())
-        data = to_relation(data, con)
-    return cast_to_double(data, columns)
-
-
-def _schema(data: Any) -> dict[str, ColumnKind]:
-    from autovalidate.engines import engine_for
-
-    engine = engine_for(data)
-    try:
-        return dict(engine.schema())
-    finally:
-        engine.close()
-
-
 def profile_columns(
     data: Any,
     *,
@@ -294,7 +255,8 @@ def profile_columns(
     ----------
     data
         A CSV/TSV (read as text) or Parquet path, a pandas DataFrame, an Arrow
-        table, a DuckDB relation, or a PySpark DataFrame.
+        table, a DuckDB relation, a PySpark DataFrame, or an
+        :class:`~autovalidate.engines.Engine`.
     columns
         The columns to profile (default: all, in order).
     low_cardinality_threshold
@@ -330,9 +292,8 @@ def profile_columns(
         )
     predefined = dict(predefined_types or {})
     say = progress or (lambda _: None)
-    with ExitStack() as stack:
-        source = stack.enter_context(csv_as_text(data)) if is_csv_path(data) else data
-        schema = _schema(source)
+    with open_engine(data) as engine:
+        schema = dict(engine.schema())
         wanted = list(schema) if columns is None else list(columns)
         for c in wanted:
             if c not in schema:
@@ -347,10 +308,9 @@ def profile_columns(
             if schema[c] is ColumnKind.NUMERIC:
                 first += _numeric_analyzers(c)
         say("profiling: completeness, distinct values, types (pass 1/3)")
-        context = AnalysisRunner.on_data(source).add_analyzers(first).run()
+        context = run_analyzers(engine, first)
         metrics = dict(context.metrics)
-        stats = ExecutionStats()
-        _merge_stats(stats, context.stats)
+        stats = context.stats
         num_records = int(_value(metrics, Size()) or 0)
 
         types: dict[str, tuple[DataTypeInstance, bool, dict[str, int]]] = {}
@@ -365,11 +325,10 @@ def profile_columns(
         ]
         if to_cast:
             say("profiling: numeric statistics (pass 2/3)")
-            view = _numeric_view(source, to_cast, stack)
             second = [a for c in to_cast for a in _numeric_analyzers(c)]
-            context = AnalysisRunner.on_data(view).add_analyzers(second).run()
+            context = run_analyzers(engine.numeric_view(to_cast), second)
             metrics.update(context.metrics)
-            _merge_stats(stats, context.stats)
+            stats += context.stats
 
         # pass 3: exact histograms of low-cardinality columns
         histogram_columns = [
@@ -381,13 +340,9 @@ def profile_columns(
         ]
         if histogram_columns:
             say("profiling: histograms of low-cardinality columns (pass 3/3)")
-            context = (
-                AnalysisRunner.on_data(source)
-                .add_analyzers([Histogram(c) for c in histogram_columns])
-                .run()
-            )
+            context = run_analyzers(engine, [Histogram(c) for c in histogram_columns])
             metrics.update(context.metrics)
-            _merge_stats(stats, context.stats)
+            stats += context.stats
 
     profiles = {c: _profile(c, schema[c], types[c], metrics) for c in wanted}
     return ColumnProfiles(profiles, num_records, metrics, stats)

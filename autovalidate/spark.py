@@ -19,7 +19,7 @@ from autovalidate.pattern_constraint import (
 )
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
+    from autovalidate.engines.spark import DataFrame
 
 __all__ = ["validate_spark"]
 

@@ -13,10 +13,16 @@ data is read as few times as possible:
    and queried there.
 
 So a run reads the data ``1 + number of distinct groupings`` times (no
-scan-shareable analyzer: one less). With ``share_scans=False`` every analyzer
-runs alone instead, for comparison. Each state is merged with the state a
-loader holds for it (appending data to what was analyzed before) and stored
-with a persister when given, before the metric is computed from it.
+scan-shareable analyzer: one less). On data without declared types (CSV read
+as text, :attr:`~autovalidate.engines.Engine.untyped`), the analyzers that read
+text columns as numbers (minimum, maximum, mean, sum, standard deviation,
+quantiles, correlation) run on the engine's numeric view of those columns
+instead, one more scan (a value that is not a number is null there, as
+Deequ's column profiler casts a string column it inferred numeric). With
+``share_scans=False`` every analyzer runs alone instead, for comparison.
+Each state is merged with the state a loader holds for it (appending data to
+what was analyzed before) and stored with a persister when given, before the
+metric is computed from it.
 :func:`metrics_from_states` computes metrics from stored states alone, without
 reading any data: the metrics of any set of partitions, or of a table after
 one partition was replaced.
@@ -30,15 +36,17 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from autovalidate.analysis.state_provider import StateLoader, StatePersister
-from autovalidate.engines import Engine, ExecutionStats, engine_for
+from autovalidate.engines import Engine, ExecutionStats, open_engine
 from autovalidate.errors import AutovalidateError, DataSourceError
 from autovalidate.metrics.base import (
     Analyzer,
+    ColumnKind,
     FrequencyBasedAnalyzer,
     FrequencyTable,
     Metric,
     ScanShareableAnalyzer,
     ScanShareableFrequencyBasedAnalyzer,
+    Schema,
     State,
     merge_states,
 )
@@ -272,14 +280,42 @@ def run_analyzers(
     AnalyzerContext
         A metric for every analyzer; failures (missing column, wrong type,
         empty state, engine error) are failed metrics. ``stats`` counts the
-        queries.
+        queries of this run.
     """
     unique = list(dict.fromkeys(analyzers))
-    schema = engine.schema()
+    start = engine.stats.queries
     io = _StateIO(aggregate_with, save_states_with)
+    schema = engine.schema()
+    cast = _text_read_as_numbers(engine, unique, schema)
+    metrics = _run(engine, schema, [a for a in unique if a not in cast], io, share_scans)
+    if cast:
+        view = engine.numeric_view(sorted({c for columns in cast.values() for c in columns}))
+        metrics.update(_run(view, view.schema(), list(cast), io, share_scans))
+    return AnalyzerContext({a: metrics[a] for a in unique}, engine.stats.since(start))
+
+
+def _text_read_as_numbers(
+    engine: Engine, analyzers: Sequence[Analyzer], schema: Schema
+) -> dict[Analyzer, list[str]]:
+    """Analyzer -> the text columns it reads as numbers, on an untyped engine (else none)."""
+    if not engine.untyped:
+        return {}
+    cast = {
+        a: [c for c in a.numeric_columns() if schema.get(c) is ColumnKind.STRING] for a in analyzers
+    }
+    return {a: columns for a, columns in cast.items() if columns}
+
+
+def _run(
+    engine: Engine,
+    schema: Schema,
+    analyzers: Sequence[Analyzer],
+    io: _StateIO,
+    share_scans: bool,
+) -> dict[Analyzer, Metric]:
     metrics: dict[Analyzer, Metric] = {}
     runnable: list[Analyzer] = []
-    for analyzer in unique:
+    for analyzer in analyzers:
         error = analyzer.check_preconditions(schema)
         if error is None:
             runnable.append(analyzer)
@@ -299,8 +335,7 @@ def run_analyzers(
             groups.setdefault(key, []).append(analyzer)
     for members in groups.values():
         metrics.update(_grouping_metrics(engine, members, io))
-
-    return AnalyzerContext({a: metrics[a] for a in unique}, engine.stats)
+    return metrics
 
 
 def metrics_from_states(
@@ -385,8 +420,7 @@ class RunBuilder:
         return self
 
     def _run_analyzers(self, analyzers: Iterable[Analyzer]) -> AnalyzerContext:
-        engine = engine_for(self._data)
-        try:
+        with open_engine(self._data) as engine:
             return run_analyzers(
                 engine,
                 analyzers,
@@ -394,8 +428,6 @@ class RunBuilder:
                 save_states_with=self._persister,
                 share_scans=self._share_scans,
             )
-        finally:
-            engine.close()
 
 
 class AnalysisRunBuilder(RunBuilder):
@@ -443,8 +475,10 @@ class AnalysisRunner:
     def on_data(data: Any) -> AnalysisRunBuilder:
         """Start a run on ``data``.
 
-        ``data`` is a pandas DataFrame, a path, an Arrow table or a DuckDB relation
-        (the DuckDB engine), or a PySpark DataFrame (the Spark engine).
+        ``data`` is a pandas DataFrame, a path (CSV read as text, see
+        :func:`run_analyzers`), an Arrow table or a DuckDB relation (the DuckDB
+        engine), a PySpark DataFrame (the Spark engine), or an
+        :class:`~autovalidate.engines.Engine`.
         """
         return AnalysisRunBuilder(data)
 

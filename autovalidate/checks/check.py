@@ -76,7 +76,7 @@ _M = TypeVar("_M", bound=Callable[..., Any])
 def in_suites(method: _M) -> _M:
     """Mark a :class:`Check` method as one a constraint suite file may name.
 
-    The suite format (:mod:`autovalidate.suite`) serializes a constraint as
+    The suite format (:mod:`autovalidate.checks.spec`) serializes a constraint as
     the method's name and arguments; :data:`SUITE_METHODS` lists the marked
     methods, so a new check method joins the format by being marked.
     """

@@ -183,8 +183,11 @@ class VerificationSuite:
     def on_data(self, data: Any) -> VerificationRunBuilder:
         """Start a run on ``data``.
 
-        ``data`` is a pandas DataFrame, a path, an Arrow table or a DuckDB relation
-        (the DuckDB engine), or a PySpark DataFrame (the Spark engine).
+        ``data`` is a pandas DataFrame, a path (CSV read as text; numeric
+        metrics of its columns read them cast to numbers, see
+        :func:`~autovalidate.analysis.runner.run_analyzers`), an Arrow table or
+        a DuckDB relation (the DuckDB engine), a PySpark DataFrame (the Spark
+        engine), or an :class:`~autovalidate.engines.Engine`.
         """
         return VerificationRunBuilder(data)
 

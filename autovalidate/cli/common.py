@@ -15,7 +15,8 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from autovalidate.engines.duckdb import DATA_NAME, new_connection
+from autovalidate.engines import open_engine
+from autovalidate.engines.duckdb import DATA_NAME
 from autovalidate.errors import AutovalidateError, DataSourceError, ParameterError
 
 __all__ = [
@@ -92,14 +93,11 @@ def reading(file: Path) -> Iterator[None]:
 
 def require_rows(file: Path) -> None:
     """Raise :class:`DataSourceError` unless ``file`` has a data row (reads one row)."""
-    from autovalidate.io import to_relation
+    from autovalidate.metrics.expressions import lit
 
-    con = new_connection()
-    try:
-        if not to_relation(file, con, all_varchar=True).limit(1).fetchall():
+    with open_engine(file) as engine:
+        if not engine.sample(lit(True), [lit(1)], 1):
             raise DataSourceError(str(file), "no data rows (a header only)")
-    finally:
-        con.close()
 
 
 def write_atomically(path: Path, text: str) -> None:

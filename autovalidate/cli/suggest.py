@@ -10,6 +10,7 @@ from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, T
 from rich.table import Table
 
 from autovalidate.checks.check import CheckLevel
+from autovalidate.checks.spec import suite_to_json
 from autovalidate.cli.common import (
     console,
     handle_errors,
@@ -25,7 +26,6 @@ from autovalidate.io import column_values
 from autovalidate.solver.fmdv import METHODS, SolverParams
 from autovalidate.suggest.pattern import suggest_pattern
 from autovalidate.suggest.runner import ConstraintSuggestionResult, ConstraintSuggestionRunner
-from autovalidate.suite import suite_to_json
 
 _D = SolverParams()
 

@@ -10,6 +10,7 @@ from rich.table import Table
 
 from autovalidate.checks.check import CheckLevel, CheckStatus
 from autovalidate.checks.constraints import ConstraintResult, ConstraintStatus
+from autovalidate.checks.spec import ConstraintSpec, ConstraintSuite
 from autovalidate.checks.verification import VerificationResult
 from autovalidate.cli.common import (
     EXIT_FAILED,
@@ -24,7 +25,6 @@ from autovalidate.cli.common import (
 from autovalidate.metrics.base import plain
 from autovalidate.pattern_constraint import PatternConstraint
 from autovalidate.repository import open_repository
-from autovalidate.suite import ConstraintSpec, ConstraintSuite
 
 _LABEL_WIDTH = 70
 
@@ -65,7 +65,7 @@ def validate(
     with reading(file):
         require_rows(file)
         result = suite.run(str(file), repository=repo, rename=renamed)
-        rows = _rows(suite, result, file, renamed)
+        rows = _rows(suite, result)
     passed = result.status is not CheckStatus.ERROR
     if as_json:
         print_json(
@@ -118,9 +118,7 @@ def _label(constraint: ConstraintSpec | PatternConstraint) -> str:
     return text if len(text) <= _LABEL_WIDTH else text[: _LABEL_WIDTH - 3] + "..."
 
 
-def _rows(
-    suite: ConstraintSuite, result: VerificationResult, file: Path, rename: dict[str, str]
-) -> list[dict[str, Any]]:
+def _rows(suite: ConstraintSuite, result: VerificationResult) -> list[dict[str, Any]]:
     """One row per constraint; pattern constraints also give their validation result's fields."""
     rows = []
     for spec, check_result in zip(suite.checks, result.check_results, strict=True):
@@ -138,23 +136,16 @@ def _rows(
                 "value": plain(outcome.value),
             }
             if isinstance(constraint, PatternConstraint):
-                row.update(_pattern_fields(constraint, outcome, file, rename))
+                row.update(_pattern_fields(outcome))
             elif outcome.details is not None:
                 row["details"] = dict(outcome.details)
             rows.append(row)
     return rows
 
 
-def _pattern_fields(
-    constraint: PatternConstraint, outcome: ConstraintResult, file: Path, rename: dict[str, str]
-) -> dict[str, Any]:
-    """The pattern validation result, with non-conforming examples for a failure."""
+def _pattern_fields(outcome: ConstraintResult) -> dict[str, Any]:
+    """The pattern validation result (with non-conforming examples for a failure)."""
     fields = dict(outcome.details or {})
     if outcome.status is ConstraintStatus.FAILURE and outcome.details is not None:
-        # one more scan, for failures only: the counting ran in the shared scan
-        column = constraint.column or ""
-        fields["examples"] = list(
-            constraint.validate(str(file), rename.get(column, column)).examples
-        )
         fields["message"] = outcome.message
     return fields

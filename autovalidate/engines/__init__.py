@@ -2,20 +2,25 @@
 
 :func:`engine_for` picks the engine from the data: a PySpark DataFrame runs on
 Spark, anything :func:`autovalidate.io.to_relation` accepts (a path, pandas,
-Arrow, a DuckDB relation) on DuckDB.
+Arrow, a DuckDB relation) on DuckDB. CSV files are read as text exactly as
+written, on every path into the package (see :mod:`autovalidate.io`).
+:func:`open_engine` is the same as a context manager that also accepts an
+engine, so that one function serves data and engines alike.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from autovalidate.engines.base import Engine, ExecutionStats
 
-__all__ = ["Engine", "ExecutionStats", "engine_for"]
+__all__ = ["Engine", "ExecutionStats", "engine_for", "open_engine"]
 
 
 def engine_for(data: Any) -> Engine:
-    """Return the engine for ``data``.
+    """Return a new engine for ``data``.
 
     Raises
     ------
@@ -29,3 +34,25 @@ def engine_for(data: Any) -> Engine:
     from autovalidate.engines.duckdb import DuckDBEngine
 
     return DuckDBEngine(data)
+
+
+@contextmanager
+def open_engine(data: Any) -> Iterator[Engine]:
+    """Yield the engine for ``data``: ``data`` itself if it is an engine, else a new one.
+
+    A new engine is closed when the block ends; an engine passed in is left
+    open for its owner.
+
+    Raises
+    ------
+    DataSourceError, DataError
+        As :func:`engine_for`.
+    """
+    if isinstance(data, Engine):
+        yield data
+        return
+    engine = engine_for(data)
+    try:
+        yield engine
+    finally:
+        engine.close()

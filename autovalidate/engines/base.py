@@ -1,25 +1,38 @@
-"""What an execution engine offers the analysis runner, and how its work is counted.
+"""What an execution engine offers, and how its work is counted.
 
 An engine runs engine-neutral expressions (:mod:`autovalidate.metrics.expressions`)
 on one data set: one aggregation query over the rows, or a grouping into a
-frequency table that further queries aggregate. Every query is counted in
-:class:`ExecutionStats`, separating the *scans* (queries that read the input
-data) from queries over grouped data or stored states, so that tests and
-benchmarks can check scan sharing (Schelter et al., ICDE 2019, Algorithm 1).
+frequency table that further queries aggregate (the analysis runner's needs);
+a few rows matching a predicate (examples for a report); a column's values as
+text (pattern inference). It also derives engines over *views* of its data,
+so that callers never touch DuckDB or Spark themselves: the same rows with
+text columns cast to numbers (:meth:`Engine.numeric_view`) or with columns
+renamed (:meth:`Engine.renamed`), and a random split of the rows
+(:meth:`Engine.split`). Nothing is read when a view is made.
+
+Every query is counted in :class:`ExecutionStats`, separating the *scans*
+(queries that read the input data) from queries over grouped data or stored
+states, so that tests and benchmarks can check scan sharing (Schelter et al.,
+ICDE 2019, Algorithm 1). A view of the same rows counts in its engine's
+stats; the halves of a split count in their own.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-if TYPE_CHECKING:  # the metrics package imports the engines at run time, not the reverse
+from autovalidate.errors import ColumnNotFoundError
+
+if TYPE_CHECKING:
     from autovalidate.metrics.base import FrequencyTable, Grouping, Schema
     from autovalidate.metrics.expressions import Expr
 
 __all__ = ["Engine", "ExecutionStats"]
+
+_E = TypeVar("_E", bound="Engine")
 
 
 @dataclass
@@ -47,6 +60,17 @@ class ExecutionStats:
             self.scans += 1
         self.log.append(f"{'scan' if scan else 'query'}: {description}")
 
+    def since(self, queries: int) -> ExecutionStats:
+        """The queries recorded after the first ``queries`` ones, as their own stats."""
+        log = self.log[queries:]
+        return ExecutionStats(sum(line.startswith("scan:") for line in log), len(log), log)
+
+    def __add__(self, other: ExecutionStats) -> ExecutionStats:
+        """The queries of both, ``self``'s first."""
+        return ExecutionStats(
+            self.scans + other.scans, self.queries + other.queries, self.log + other.log
+        )
+
 
 class Engine(ABC):
     """Runs analyzer expressions on one data set.
@@ -56,13 +80,34 @@ class Engine(ABC):
     name
         ``"duckdb"`` or ``"spark"``.
     stats
-        The queries issued so far.
+        The queries issued so far (views of the same rows share them).
+    untyped
+        True when the data declare no column types: every column holds text
+        exactly as written (a CSV file). The analysis runner then computes
+        numeric metrics of text columns on :meth:`numeric_view`.
     """
 
     name: str
+    untyped: bool = False
 
     def __init__(self) -> None:
         self.stats = ExecutionStats()
+        self._views: list[Engine] = []
+
+    def _view_of(self, view: _E, *, same_rows: bool) -> _E:
+        """Adopt ``view``, an engine over a view of this one's data: closed with this one."""
+        view.untyped = self.untyped
+        if same_rows:
+            view.stats = self.stats
+        self._views.append(view)
+        return view
+
+    def _require(self, columns: Iterable[str]) -> None:
+        """Raise :class:`ColumnNotFoundError` for the first of ``columns`` not in the data."""
+        names = list(self.schema())
+        for name in columns:
+            if name not in names:
+                raise ColumnNotFoundError(name, names)
 
     @abstractmethod
     def schema(self) -> Schema:
@@ -106,5 +151,56 @@ class Engine(ABC):
             If the engine rejects or fails the query.
         """
 
-    def close(self) -> None:  # noqa: B027 - engines without resources keep the default
-        """Release what the engine holds (cached tables, connections)."""
+    @abstractmethod
+    def text_values(self, column: str) -> list[str | None]:
+        """All values of ``column`` as text, in row order, nulls as ``None`` (one scan).
+
+        Raises
+        ------
+        ColumnNotFoundError
+            If the data have no such column.
+        EngineError
+            If the engine fails the query.
+        """
+
+    @abstractmethod
+    def numeric_view(self, columns: Iterable[str]) -> Engine:
+        """The same rows with ``columns`` cast to 64-bit floats, null where a value is no number.
+
+        The other columns are kept as they are, in the same order. This is
+        Deequ's ``castNumericStringColumns`` (PVLDB 2018, §3.3): numeric
+        statistics of columns read as text.
+
+        Raises
+        ------
+        ColumnNotFoundError
+            If a column is not in the data.
+        """
+
+    @abstractmethod
+    def renamed(self, names: Mapping[str, str]) -> Engine:
+        """The same rows with data column ``names[c]`` read as column ``c``.
+
+        A data column whose name a renamed column takes is left out; the
+        other columns are kept, in order.
+
+        Raises
+        ------
+        ColumnNotFoundError
+            If a data column ``names`` reads is not in the data.
+        """
+
+    @abstractmethod
+    def split(self, test_ratio: float, seed: int) -> tuple[Engine, Engine]:
+        """A random split of the rows into ``(training, test)`` engines.
+
+        Each row goes to the test set with probability ``test_ratio`` (a
+        fraction in (0, 1)); the same seed gives the same split of the same
+        data. Each half counts its queries in its own stats.
+        """
+
+    def close(self) -> None:
+        """Release what the engine and the views made from it hold (cached tables, connections)."""
+        for view in self._views:
+            view.close()
+        self._views.clear()

@@ -10,7 +10,7 @@ Frequency states stored as Arrow are queried the same way.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import duckdb
@@ -18,23 +18,28 @@ import pyarrow as pa
 
 from autovalidate.engines.base import Engine, ExecutionStats
 from autovalidate.errors import DataSourceError, EngineError
-from autovalidate.io import to_relation
+from autovalidate.io import is_csv_path, to_relation
 from autovalidate.metrics.base import COUNT_COLUMN, ColumnKind, Grouping, Schema
 from autovalidate.metrics.expressions import (
     HLL_HASH_BITS,
     Call,
     Expr,
+    col,
     literal_params,
     project_aggregate_inputs,
     quantile_grid_probabilities,
     quote_identifier,
+    to_double,
     to_sql,
+    to_text,
 )
 
 __all__ = ["ArrowFrequencyTable", "DuckDBEngine", "new_connection", "render"]
 
 _DATA = "_av_data"
 _FREQ = "_av_freq"
+#: Buckets of the hash that splits rows into training and test sets.
+_SPLIT_BUCKETS = 1_000_000
 
 
 @functools.cache
@@ -242,9 +247,10 @@ class DuckDBEngine(Engine):
     Parameters
     ----------
     data
-        A path (CSV/TSV or Parquet file, glob or directory), a pandas
-        DataFrame, a pyarrow Table or a DuckDB relation (queried on its own
-        connection).
+        A path (CSV/TSV or Parquet file, glob or directory; a CSV file is read
+        as text exactly as written and the engine is :attr:`untyped`), a
+        pandas DataFrame, a pyarrow Table or a DuckDB relation (queried on its
+        own connection).
     con
         Connection for paths and in-memory data; by default a new one to this
         process's in-memory database (see :func:`new_connection`).
@@ -262,6 +268,13 @@ class DuckDBEngine(Engine):
         self._own_con = con is None
         self._con = con if con is not None else new_connection()
         self.relation = to_relation(data, self._con)
+        self.untyped = is_csv_path(data)
+
+    def _view(self, sql: str, *, same_rows: bool) -> DuckDBEngine:
+        """An engine over ``sql`` (a query of ``_av_data``) on this engine's connection."""
+        view = DuckDBEngine(_query(self.relation, _DATA, sql), self._con)
+        return self._view_of(view, same_rows=same_rows)
+
 
     def schema(self) -> Schema:
         """Column kinds from the relation's types."""
@@ -295,6 +308,49 @@ class DuckDBEngine(Engine):
         sql = f"SELECT {projection} FROM {_DATA} WHERE {render(condition)} LIMIT {int(limit)}"
         return self.query(sql, f"sample {int(limit)}")
 
+    def text_values(self, column: str) -> list[str | None]:
+        """``SELECT CAST(column AS VARCHAR) FROM data``, in row order."""
+        self._require([column])
+        rows = self.query(f"SELECT {render(to_text(col(column)))} FROM {_DATA}", "text values")
+        return [r[0] for r in rows]
+
+    def numeric_view(self, columns: Iterable[str]) -> DuckDBEngine:
+        """``SELECT TRY_CAST(c AS DOUBLE) AS c, ... FROM data`` for ``columns``, the rest as is."""
+        wanted = set(columns)
+        self._require(sorted(wanted))
+        parts = [
+            f"{render(to_double(col(n)))} AS {quote_identifier(n)}"
+            if n in wanted
+            else quote_identifier(n)
+            for n in self.relation.columns
+        ]
+        # A SQL query, not ``relation.project``: DuckDB 2.0 pushes a projected TRY_CAST into
+        # a CSV scan as a strict cast, which fails on the first value that is not a number.
+        return self._view(f"SELECT {', '.join(parts)} FROM {_DATA}", same_rows=True)
+
+    def renamed(self, names: Mapping[str, str]) -> DuckDBEngine:
+        """``SELECT source AS name, ...`` (see :meth:`Engine.renamed`)."""
+        self._require(names.values())
+        target = {source: name for name, source in names.items()}
+        kept = [c for c in self.relation.columns if c not in names or c in target]
+        projection = ", ".join(
+            f"{quote_identifier(c)} AS {quote_identifier(target.get(c, c))}" for c in kept
+        )
+        return self._view(f"SELECT {projection} FROM {_DATA}", same_rows=True)
+
+    def split(self, test_ratio: float, seed: int) -> tuple[DuckDBEngine, DuckDBEngine]:
+        """Rows by the hash of their position and ``seed``: the same split for the same seed."""
+        cut = int(test_ratio * _SPLIT_BUCKETS)
+        bucket = f"hash(row_number() OVER (), {int(seed)}) % {_SPLIT_BUCKETS}"
+        sql = (
+            f"SELECT * EXCLUDE (__av_bucket) FROM (SELECT *, {bucket} AS __av_bucket "
+            f"FROM {_DATA}) WHERE __av_bucket {{}} {cut}"
+        )
+        return (
+            self._view(sql.format(">="), same_rows=False),
+            self._view(sql.format("<"), same_rows=False),
+        )
+
     def frequencies(
         self, grouping: Grouping, *, materialize: bool
     ) -> ArrowFrequencyTable | _GroupedQueryTable:
@@ -319,6 +375,7 @@ class DuckDBEngine(Engine):
         return _GroupedQueryTable(self, sql, description)
 
     def close(self) -> None:
-        """Close the connection if the engine opened it."""
+        """Close the connection if the engine opened it (its views use it too)."""
+        super().close()
         if self._own_con:
             self._con.close()

@@ -13,7 +13,7 @@ are ``try_cast`` and no division happens in Spark.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +31,8 @@ from autovalidate.metrics.expressions import (
     Sql,
     project_aggregate_inputs,
     quantile_grid_probabilities,
+    to_double,
+    to_text,
 )
 
 if TYPE_CHECKING:
@@ -251,6 +253,46 @@ class SparkEngine(Engine):
             rows = self.frame.where(render(condition)).select(*map(render, columns))
             return [tuple(r) for r in rows.limit(int(limit)).collect()]
 
+    def _view(self, frame: DataFrame, *, same_rows: bool) -> SparkEngine:
+        return self._view_of(SparkEngine(frame), same_rows=same_rows)
+
+
+    def text_values(self, column: str) -> list[str | None]:
+        """``select(column.cast("string"))``, collected to the driver (one job)."""
+        self._require([column])
+        self.stats.record("text values", scan=True)
+        with _spark_errors():
+            return [r[0] for r in self.frame.select(render(to_text(Col(column)))).collect()]
+
+    def numeric_view(self, columns: Iterable[str]) -> SparkEngine:
+        """``select`` with ``columns`` as ``try_cast(c as double)``, the rest as is."""
+        wanted = set(columns)
+        self._require(sorted(wanted))
+        return self._view(
+            self.frame.select(
+                *[
+                    render(to_double(Col(c))).alias(c) if c in wanted else render(Col(c))
+                    for c in self.frame.columns
+                ]
+            ),
+            same_rows=True,
+        )
+
+    def renamed(self, names: Mapping[str, str]) -> SparkEngine:
+        """``select(source.alias(name), ...)`` (see :meth:`Engine.renamed`)."""
+        self._require(names.values())
+        target = {source: name for name, source in names.items()}
+        kept = [c for c in self.frame.columns if c not in names or c in target]
+        return self._view(
+            self.frame.select(*[render(Col(c)).alias(target.get(c, c)) for c in kept]),
+            same_rows=True,
+        )
+
+    def split(self, test_ratio: float, seed: int) -> tuple[SparkEngine, SparkEngine]:
+        """``randomSplit([1 - test_ratio, test_ratio], seed)``."""
+        train, test = self.frame.randomSplit([1.0 - test_ratio, test_ratio], seed)
+        return self._view(train, same_rows=False), self._view(test, same_rows=False)
+
     def frequencies(self, grouping: Grouping, *, materialize: bool) -> SparkFrequencyTable:
         """``groupBy(keys).count()``, lazy or persisted now (one job)."""
         F = _functions()
@@ -275,7 +317,8 @@ class SparkEngine(Engine):
         return SparkFrequencyTable(grouped, self.stats, description, lazy=False)
 
     def close(self) -> None:
-        """Unpersist the groupings this engine cached."""
+        """Unpersist the groupings this engine and its views cached."""
+        super().close()
         for frame in self._persisted:
             frame.unpersist()
         self._persisted.clear()

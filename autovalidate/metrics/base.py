@@ -311,6 +311,14 @@ class Analyzer(ABC):
         """List checks on the schema; a failing one makes the metric a failure."""
         return ()
 
+    def numeric_columns(self) -> tuple[str, ...]:
+        """The columns this analyzer reads as numbers; their type must be numeric.
+
+        On data without declared types (CSV text) the analysis runner reads
+        them cast to numbers (:meth:`autovalidate.engines.Engine.numeric_view`).
+        """
+        return ()
+
     def check_preconditions(self, schema: Schema) -> Exception | None:
         """Return the first failing precondition's error, or ``None``."""
         for condition in self.preconditions():

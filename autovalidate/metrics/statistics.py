@@ -145,7 +145,11 @@ class NumericColumnAnalyzer(ColumnAnalyzer, ScanShareableAnalyzer):
 
     def preconditions(self) -> Sequence[Precondition]:
         """Require the column to exist and be numeric."""
-        return (has_column(self.column), is_numeric(self.column))
+        return (has_column(self.column), *map(is_numeric, self.numeric_columns()))
+
+    def numeric_columns(self) -> tuple[str, ...]:
+        """The column."""
+        return (self.column,)
 
     def values(self) -> E.Expr:
         """Return the column as floats, null where filtered out."""
@@ -331,12 +335,12 @@ class Correlation(ScanShareableAnalyzer):
 
     def preconditions(self) -> Sequence[Precondition]:
         """Both columns exist and are numeric."""
-        return (
-            has_column(self.first_column),
-            is_numeric(self.first_column),
-            has_column(self.second_column),
-            is_numeric(self.second_column),
-        )
+        columns = self.numeric_columns()
+        return (*map(has_column, columns), *map(is_numeric, columns))
+
+    def numeric_columns(self) -> tuple[str, ...]:
+        """Both columns."""
+        return (self.first_column, self.second_column)
 
     def aggregations(self) -> tuple[E.Expr, ...]:
         """Count, means, covariance and variances over the complete pairs."""

@@ -8,7 +8,7 @@ where a docstring says otherwise; the Auto-Validate pattern rule (Song & He,
 SIGMOD 2021) is added for string columns when a pattern index is configured.
 
 Every suggestion carries its reason (the rule and the profile value it rests
-on), the constraint as data (a :class:`~autovalidate.suite.ConstraintSpec` or a
+on), the constraint as data (a :class:`~autovalidate.checks.spec.ConstraintSpec` or a
 :class:`~autovalidate.pattern_constraint.PatternConstraint`, JSON via ``to_dict``) and
 ready-to-use Python code for a fluent :class:`~autovalidate.checks.Check`.
 """
@@ -23,13 +23,13 @@ from decimal import ROUND_CEILING, ROUND_DOWN, ROUND_FLOOR, Decimal
 from typing import TYPE_CHECKING, Any
 
 from autovalidate.checks.check import ConstrainableDataType
+from autovalidate.checks.spec import Assertion, ConstraintSpec
 from autovalidate.errors import ParameterError
 from autovalidate.metrics import DataTypeInstance, DistributionValue
 from autovalidate.metrics.base import ColumnKind
 from autovalidate.metrics.frequencies import NULL_VALUE
 from autovalidate.pattern_constraint import PatternConstraint
 from autovalidate.profiles import ColumnProfile
-from autovalidate.suite import Assertion, ConstraintSpec
 
 if TYPE_CHECKING:
     from autovalidate.index.reader import PatternIndex

@@ -25,18 +25,15 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-import duckdb
-
 from autovalidate.checks.check import CheckLevel
 from autovalidate.checks.constraints import ConstraintStatus
+from autovalidate.checks.spec import CheckSpec, ConstraintSuite
 from autovalidate.checks.verification import VerificationResult, VerificationSuite
-from autovalidate.engines.spark import is_spark_dataframe
+from autovalidate.engines import open_engine
 from autovalidate.errors import ParameterError
-from autovalidate.io import column_values, csv_as_text, is_csv_path, quote_identifier, to_relation
 from autovalidate.metrics import Size
 from autovalidate.pattern_constraint import PatternConstraint
 from autovalidate.profiles import (
@@ -52,7 +49,6 @@ from autovalidate.suggest.rules import (
     SuggestionRule,
     weakened,
 )
-from autovalidate.suite import CheckSpec, ConstraintSuite
 
 if TYPE_CHECKING:
     from autovalidate.index.reader import PatternIndex
@@ -66,8 +62,6 @@ __all__ = [
 
 #: ``progress(description, completed, total)``; ``total`` is ``None`` when unknown.
 Progress = Callable[[str, int, "int | None"], None]
-
-_SPLIT_BUCKETS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -173,25 +167,6 @@ class ConstraintSuggestionResult:
         return out
 
 
-def _split(source: Any, ratio: float, seed: int, stack: ExitStack) -> tuple[Any, Any]:
-    """Random training and test sets: each row goes to the test set with probability ``ratio``.
-
-    On DuckDB a row's side is decided by the hash of its position and the seed,
-    so a seed gives the same split each time; on Spark by ``randomSplit``.
-    """
-    if is_spark_dataframe(source):
-        train, test = source.randomSplit([1.0 - ratio, ratio], seed)
-        return train, test
-    if not isinstance(source, duckdb.DuckDBPyRelation):
-        source = to_relation(source, stack.enter_context(duckdb.connect()))
-    cut = int(ratio * _SPLIT_BUCKETS)
-    bucket = f"hash(row_number() OVER (), {int(seed)}) % {_SPLIT_BUCKETS}"
-    sql = "SELECT * EXCLUDE (__av_bucket) FROM (SELECT *, {b} AS __av_bucket FROM _av_split) "
-    train = source.query("_av_split", sql.format(b=bucket) + f"WHERE __av_bucket >= {cut}")
-    test = source.query("_av_split", sql.format(b=bucket) + f"WHERE __av_bucket < {cut}")
-    return train, test
-
-
 def holding_suggestions(
     suggestions: Sequence[ConstraintSuggestion], data: Any
 ) -> tuple[list[ConstraintSuggestion], list[ConstraintSuggestion]]:
@@ -212,7 +187,7 @@ def holding_suggestions(
         Suggestions made from ``data``.
     data
         What they were suggested from, as the profiles read it (CSV text, the
-        training set of a split).
+        training set of a split): data or an :class:`~autovalidate.engines.Engine`.
 
     Returns
     -------
@@ -241,17 +216,6 @@ def holding_suggestions(
             why = f"dropped: failed on the data it was suggested from ({result.message})"
             dropped.append(replace(suggestion, adjustment=why))
     return kept, dropped
-
-
-def _text_values(source: Any, column: str) -> list[str | None]:
-    """A column's values as text, in row order, nulls as ``None``."""
-    if is_spark_dataframe(source):
-        rows = source.select(source[column].cast("string")).collect()
-        return [r[0] for r in rows]
-    if isinstance(source, duckdb.DuckDBPyRelation):
-        rows = source.select(f"CAST({quote_identifier(column)} AS VARCHAR)").fetchall()
-        return [r[0] for r in rows]
-    return column_values(source, column)
 
 
 class ConstraintSuggestionRunBuilder:
@@ -344,15 +308,10 @@ class ConstraintSuggestionRunBuilder:
             pattern_rule = "applied"
         else:
             pattern_rule = "skipped: no pattern index configured"
-        with ExitStack() as stack:
-            source = (
-                stack.enter_context(csv_as_text(self._data))
-                if is_csv_path(self._data)
-                else self._data
-            )
+        with open_engine(self._data) as source:
             train, test = source, None
             if self._test_ratio is not None:
-                train, test = _split(source, self._test_ratio, self._seed, stack)
+                train, test = source.split(self._test_ratio, self._seed)
             profiles = profile_columns(
                 train,
                 columns=self._columns,
@@ -362,7 +321,7 @@ class ConstraintSuggestionRunBuilder:
             context = RuleContext(
                 profiles.num_records,
                 self._index,
-                lambda column: _text_values(train, column),
+                train.text_values,
                 self._pattern_options,
             )
             suggestions: list[ConstraintSuggestion] = []
@@ -410,6 +369,8 @@ class ConstraintSuggestionRunner:
         """Start a run on ``data``.
 
         ``data`` is a CSV (read as text) or Parquet path, a pandas DataFrame, an
-        Arrow table, a DuckDB relation or a PySpark DataFrame.
+        Arrow table, a DuckDB relation, a PySpark DataFrame or an
+        :class:`~autovalidate.engines.Engine`. With a train/test split, the
+        split is the engine's (:meth:`~autovalidate.engines.Engine.split`).
         """
         return ConstraintSuggestionRunBuilder(data)

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from autovalidate.checks.spec import ConstraintSuite
 from autovalidate.cli import app
 from autovalidate.errors import ColumnNotFoundError
-from autovalidate.suite import ConstraintSuite
 
 pytestmark = pytest.mark.spark
 runner = CliRunner()

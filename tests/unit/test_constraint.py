@@ -6,8 +6,8 @@ import pyarrow as pa
 import pytest
 
 from autovalidate import PatternConstraint, suggest_pattern
+from autovalidate.checks.spec import load_suite, suite_to_json
 from autovalidate.errors import ColumnNotFoundError, ConstraintFormatError, EmptyColumnError
-from autovalidate.suite import load_suite, suite_to_json
 
 
 def make(test="fisher", train_n=100, train_bad=2) -> PatternConstraint:
@@ -58,7 +58,7 @@ def test_same_counts_on_every_local_data_type(tmp_path):
         c.validate(pa.Table.from_pandas(df)),
         c.validate(str(csv)),
         c.validate(parquet),
-        c.validate(con.from_df(df), con=con),
+        c.validate(con.from_df(df)),  # a relation runs on its own connection
     ]
     assert {(r.n_values, r.n_nonconforming) for r in results} == {(80, 40)}
 

@@ -3,7 +3,9 @@
 Every ``import`` in ``autovalidate/`` counts: module-level, function-local and
 ``TYPE_CHECKING`` ones alike, since a function-local back-edge is still a
 cycle a reader has to untangle. A module may import its own layer and the
-layers below it, never a layer above.
+layers below it, never a layer above. And only the modules that own engine
+work import an engine's library (DuckDB, PySpark): everyone else asks an
+:class:`~autovalidate.engines.Engine`.
 """
 
 from __future__ import annotations
@@ -22,17 +24,28 @@ LAYERS: list[set[str]] = [
     {"analysis", "solver"},  # the analysis runner; FMDV over the index
     {"repository", "profiles", "pattern_constraint", "sparkutil", "spark"},
     {"anomaly"},  # anomaly detection strategies, batch forecasts
-    {"checks"},  # checks and constraints (the anomaly constraint among them)
-    {"suite", "suggest"},
+    {"checks"},  # checks, constraints (the anomaly constraint among them), suite files
+    {"suggest"},
     {"cli", "__main__", "__init__"},
 ]
 
+#: The engines' libraries, and the only modules (paths under ``autovalidate/``;
+#: a folder holds all its modules) that may import them.
+ENGINE_LIBRARIES = {"duckdb", "pyspark"}
+ENGINE_WORK = (
+    "engines/",
+    "io.py",
+    "index/reader.py",
+    "repository/duckdb.py",
+    "sparkutil.py",
+)
 
-def _layer_of(unit: str) -> int:
+
+def _layer_of(unit: str) -> int | None:
     for i, layer in enumerate(LAYERS):
         if unit in layer:
             return i
-    raise AssertionError(f"autovalidate.{unit} is in no layer: add it to LAYERS")
+    return None
 
 
 def _unit(module: str) -> str | None:
@@ -42,7 +55,8 @@ def _unit(module: str) -> str | None:
     return parts[1] if len(parts) > 1 else "__init__"
 
 
-def _imported_units(tree: ast.AST, package: Path) -> list[tuple[str, int]]:
+def _imported_modules(tree: ast.AST, package: Path) -> list[tuple[str, int]]:
+    """Every module an AST imports (absolute imports), with the line."""
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -54,26 +68,50 @@ def _imported_units(tree: ast.AST, package: Path) -> list[tuple[str, int]]:
                     found.append((f"autovalidate.{a.name}" if sub else "autovalidate", node.lineno))
             else:
                 found.append((node.module, node.lineno))
-    return [(u, line) for m, line in found if (u := _unit(m)) is not None]
+    return found
+
+
+def _modules(package: Path) -> list[tuple[Path, list[tuple[str, int]]]]:
+    return [
+        (p.relative_to(package), _imported_modules(ast.parse(p.read_text(), str(p)), package))
+        for p in sorted(package.rglob("*.py"))
+    ]
 
 
 def _edges_against_the_order(package: Path) -> list[str]:
     bad = []
-    for path in sorted(package.rglob("*.py")):
-        rel = path.relative_to(package)
+    for rel, imported in _modules(package):
         unit = rel.parts[0] if len(rel.parts) > 1 else rel.stem
         here = _layer_of(unit)
-        for target, line in _imported_units(ast.parse(path.read_text(), str(path)), package):
+        if here is None:
+            bad.append(f"{rel}: autovalidate.{unit} is in no layer (add it to LAYERS)")
+            continue
+        for target, line in [(u, line) for m, line in imported if (u := _unit(m)) is not None]:
+            there = _layer_of(target)
             if target == "__init__" and unit != "__init__":
                 bad.append(f"{rel}:{line} imports the package root")
-            elif target != unit and _layer_of(target) > here:
-                there = _layer_of(target)
+            elif target != unit and (there is None or there > here):
                 bad.append(f"{rel}:{line} ({unit}, layer {here}) imports {target} (layer {there})")
+    return bad
+
+
+def _engine_imports_outside_the_engines(package: Path) -> list[str]:
+    bad = []
+    for rel, imported in _modules(package):
+        if rel.as_posix().startswith(ENGINE_WORK):
+            continue
+        for module, line in imported:
+            if module.split(".")[0] in ENGINE_LIBRARIES:
+                bad.append(f"{rel}:{line} imports {module}")
     return bad
 
 
 def test_every_import_points_down_the_layers() -> None:
     assert _edges_against_the_order(PACKAGE) == []
+
+
+def test_only_the_engine_modules_import_duckdb_or_pyspark() -> None:
+    assert _engine_imports_outside_the_engines(PACKAGE) == []
 
 
 def test_every_unit_has_a_layer() -> None:
@@ -82,8 +120,7 @@ def test_every_unit_has_a_layer() -> None:
         for p in PACKAGE.iterdir()
         if p.suffix == ".py" or (p / "__init__.py").exists()
     }
-    for unit in units:
-        _layer_of(unit)
+    assert sorted(u for u in units if _layer_of(u) is None) == []
 
 
 def test_a_back_edge_is_caught(tmp_path: Path) -> None:
@@ -97,3 +134,18 @@ def test_a_back_edge_is_caught(tmp_path: Path) -> None:
     (pkg / "engines" / "duckdb.py").write_text("from autovalidate.metrics.base import name\n")
     bad = _edges_against_the_order(pkg)
     assert len(bad) == 1 and "metrics" in bad[0] and "engines" in bad[0]
+
+
+def test_an_engine_import_outside_the_engines_is_caught(tmp_path: Path) -> None:
+    """The test can fail: a profile module importing DuckDB (under TYPE_CHECKING too)."""
+    pkg = tmp_path / "autovalidate"
+    (pkg / "engines").mkdir(parents=True)
+    (pkg / "engines" / "duckdb.py").write_text("import duckdb\n")
+    (pkg / "profiles.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import duckdb\n"
+        "def f():\n    from pyspark.sql import functions\n"
+    )
+    assert _engine_imports_outside_the_engines(pkg) == [
+        "profiles.py:3 imports duckdb",
+        "profiles.py:5 imports pyspark.sql",
+    ]

@@ -7,12 +7,12 @@ import pytest
 import autovalidate.anomaly.change
 import autovalidate.anomaly.exponential_smoothing
 import autovalidate.anomaly.simple_threshold
+import autovalidate.checks.spec
 import autovalidate.profiles
 import autovalidate.repository.base
 import autovalidate.repository.duckdb
 import autovalidate.suggest.rules
 import autovalidate.suggest.runner
-import autovalidate.suite
 from tests.docs_support import assert_doctests_pass, run_markdown_examples
 
 
@@ -25,7 +25,7 @@ def test_markdown_examples_run_in_order():
 @pytest.mark.parametrize(
     "module",
     [
-        autovalidate.suite,
+        autovalidate.checks.spec,
         autovalidate.profiles,
         autovalidate.suggest.rules,
         autovalidate.suggest.runner,

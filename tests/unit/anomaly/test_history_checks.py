@@ -15,6 +15,12 @@ from autovalidate.anomaly import (
 from autovalidate.anomaly.batches import batch_statistics, record_batch, validate_batch
 from autovalidate.checks import Check, CheckLevel, VerificationSuite
 from autovalidate.checks.anomaly import NO_HISTORY
+from autovalidate.checks.spec import (
+    CheckSpec,
+    ConstraintSpec,
+    ConstraintSuite,
+    analyzer_to_dict,
+)
 from autovalidate.errors import InsufficientHistoryError
 from autovalidate.metrics import (
     ApproxCountDistinct,
@@ -26,12 +32,6 @@ from autovalidate.metrics import (
     StandardDeviation,
 )
 from autovalidate.repository import ResultKey, open_repository
-from autovalidate.suite import (
-    CheckSpec,
-    ConstraintSpec,
-    ConstraintSuite,
-    analyzer_to_dict,
-)
 
 
 @pytest.fixture()

@@ -8,11 +8,11 @@ import pandas as pd
 import pytest
 
 from autovalidate.checks import Check, CheckLevel, ConstrainableDataType, VerificationSuite
+from autovalidate.checks.spec import ConstraintSuite
 from autovalidate.errors import ColumnNotFoundError, ParameterError
 from autovalidate.metrics import DataTypeInstance
 from autovalidate.pattern_constraint import PatternConstraint
 from autovalidate.suggest import ConstraintSuggestionRunner, profile_columns
-from autovalidate.suite import ConstraintSuite
 
 TABLES = ("flights", "hospital", "beers", "rayyan")
 

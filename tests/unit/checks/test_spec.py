@@ -8,10 +8,7 @@ import pandas as pd
 import pytest
 
 from autovalidate.checks import CheckLevel
-from autovalidate.errors import ConstraintFormatError
-from autovalidate.metrics import Mean
-from autovalidate.pattern_constraint import PatternConstraint
-from autovalidate.suite import (
+from autovalidate.checks.spec import (
     Assertion,
     CheckSpec,
     ConstraintSpec,
@@ -21,6 +18,9 @@ from autovalidate.suite import (
     load_suite,
     suite_to_json,
 )
+from autovalidate.errors import ColumnNotFoundError, ConstraintFormatError
+from autovalidate.metrics import Mean
+from autovalidate.pattern_constraint import PatternConstraint
 
 
 @pytest.mark.parametrize(
@@ -122,22 +122,18 @@ def test_suite_json_round_trip_and_levels(tmp_path):
     assert suite.run(broken).status.value == "Error"
 
 
+def _one_check(*constraints: ConstraintSpec) -> ConstraintSuite:
+    return ConstraintSuite((CheckSpec("c", CheckLevel.ERROR, constraints),))
+
+
 def test_csv_columns_are_text_and_numeric_statistics_cast(tmp_path):
     path = tmp_path / "batch.csv"
     path.write_text("id,price,status\n007,1.50,new\n008,,paid\n009,x,paid\n")
-    suite = ConstraintSuite(
-        (
-            CheckSpec(
-                "c",
-                CheckLevel.ERROR,
-                (
-                    ConstraintSpec("has_pattern", {"column": "id", "pattern": "0[0-9]{2}"}),
-                    ConstraintSpec("has_mean", {"column": "price"}, Assertion("==", 1.5)),
-                    ConstraintSpec("has_completeness", {"column": "price"}, Assertion("==", 2 / 3)),
-                    ConstraintSpec("has_data_type", {"column": "price", "data_type": "Fractional"}),
-                ),
-            ),
-        )
+    suite = _one_check(
+        ConstraintSpec("has_pattern", {"column": "id", "pattern": "0[0-9]{2}"}),
+        ConstraintSpec("has_mean", {"column": "price"}, Assertion("==", 1.5)),
+        ConstraintSpec("has_completeness", {"column": "price"}, Assertion("==", 2 / 3)),
+        ConstraintSpec("has_data_type", {"column": "price", "data_type": "Fractional"}),
     )
     result = suite.run(path)
     statuses = [c.status.value for c in result.check_results[0].constraint_results]
@@ -147,8 +143,19 @@ def test_csv_columns_are_text_and_numeric_statistics_cast(tmp_path):
     assert result.metrics.stats.scans == 2  # the text scan and the numeric one
 
 
-def test_version_1_suites_and_single_constraints_still_read(tmp_path):
-    pattern = PatternConstraint(
+def test_a_correlation_of_csv_columns_reads_both_cast(tmp_path):
+    path = tmp_path / "batch.csv"
+    path.write_text("a,b,note\n1,2,x\n2,4.0,y\n3,x,z\n4,8,w\n")
+    pair = {"column_a": "a", "column_b": "b"}
+    suite = _one_check(ConstraintSpec("has_correlation", pair, Assertion(">=", 0.99)))
+    outcome = suite.run(path).check_results[0].constraint_results[0]
+    # the row with "x" is no pair; the other three lie on a line
+    assert outcome.status.value == "Success" and outcome.value == pytest.approx(1.0)
+
+
+def _three_digits(column: str) -> PatternConstraint:
+    """A strict pattern constraint: three digits."""
+    return PatternConstraint(
         regex=r"\A(?:[0-9]{3})\z",
         pattern="<digit>{3}",
         segments=(),
@@ -158,8 +165,29 @@ def test_version_1_suites_and_single_constraints_still_read(tmp_path):
         alpha=0.01,
         train_n=3,
         train_nonconforming=0,
-        column="id",
+        column=column,
     )
+
+
+def test_a_run_renames_columns_and_brings_examples_of_a_failing_pattern():
+    pattern = _three_digits("ZipCode")
+    suite = ConstraintSuite.from_dict(pattern.to_dict())
+    batch = pd.DataFrame({"zip": ["123", "4567", None, "89", "012", "x"], "ZipCode": ["1"] * 6})
+    result = suite.run(batch, rename={"ZipCode": "zip"})
+    outcome = result.check_results[0].constraint_results[0]
+    assert outcome.status.value == "Failure"
+    assert outcome.details["n_nonconforming"] == 3
+    assert outcome.details["examples"] == ["4567", "89", "x"]  # in batch order
+    first = suite.run(batch, rename={"ZipCode": "zip"}, examples=1).check_results[0]
+    assert first.constraint_results[0].details["examples"] == ["4567"]
+    # without the rename, the suite reads the batch's own ZipCode column
+    assert suite.run(batch).check_results[0].constraint_results[0].details["n_nonconforming"] == 6
+    with pytest.raises(ColumnNotFoundError):
+        suite.run(batch, rename={"ZipCode": "postcode"})
+
+
+def test_version_1_suites_and_single_constraints_still_read(tmp_path):
+    pattern = _three_digits("id")
     v1 = tmp_path / "v1.json"
     v1.write_text(suite_to_json([pattern]))
     suite = ConstraintSuite.load(v1)

@@ -22,15 +22,14 @@ Version 1 suites (``{"format": ..., "version": 1, "constraints": [...]}``, only
 pattern constraints) and files holding a single pattern constraint are read as
 one check at level Error, exactly as before.
 
-Running a suite (:meth:`ConstraintSuite.run`) computes every metric the checks
-need through a :class:`~autovalidate.checks.VerificationSuite` in shared scans.
-CSV files are read as text exactly as written, as Deequ reads CSV and as the
-pattern constraints were inferred (``007`` stays ``007``; types are what
-:meth:`~autovalidate.checks.Check.has_data_type` infers from the text). Numeric
-statistics (minimum, maximum, mean, sum, standard deviation, quantiles,
-correlation) of a CSV column are computed in a second scan over the column's
-values cast to 64-bit floats (a value that is not a number is null there, as
-Deequ's column profiler casts a string column it inferred numeric).
+Running a suite (:meth:`ConstraintSuite.run`) is running its checks with a
+:class:`~autovalidate.checks.VerificationSuite` on the data's engine, in
+shared scans, exactly as the Python API does: CSV files are read as text
+exactly as written, as Deequ reads CSV and as the pattern constraints were
+inferred (``007`` stays ``007``; types are what
+:meth:`~autovalidate.checks.Check.has_data_type` infers from the text), and
+numeric statistics of a CSV column read its values cast to 64-bit floats (see
+:func:`~autovalidate.analysis.runner.run_analyzers`).
 """
 
 from __future__ import annotations
@@ -39,8 +38,8 @@ import inspect
 import json
 import math
 import operator
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,13 +47,19 @@ from autovalidate.checks.check import (
     SUITE_METHODS,
     Check,
     CheckLevel,
-    CheckStatus,
     ConstrainableDataType,
 )
+from autovalidate.checks.constraints import ConstraintStatus, PatternRuleConstraint
 from autovalidate.checks.verification import VerificationResult, VerificationSuite
+from autovalidate.engines import Engine, open_engine
 from autovalidate.errors import ColumnNotFoundError, ConstraintFormatError, DataSourceError
 from autovalidate.metrics.base import Analyzer
-from autovalidate.pattern_constraint import CONSTRAINT_KIND, PatternConstraint
+from autovalidate.pattern_constraint import (
+    CONSTRAINT_KIND,
+    DEFAULT_EXAMPLES,
+    PatternConstraint,
+    nonconforming_examples,
+)
 
 if TYPE_CHECKING:
     from autovalidate.repository.base import MetricsRepository
@@ -517,12 +522,6 @@ class CheckSpec:
         return cls(str(data.get("description", "")), level, tuple(constraints))
 
 
-#: Analyzers whose metric needs a numeric column (cast for CSV text, see the module docstring).
-_NUMERIC_ANALYZERS = frozenset(
-    {"Minimum", "Maximum", "Mean", "Sum", "StandardDeviation", "ApproxQuantile", "Correlation"}
-)
-
-
 @dataclass(frozen=True)
 class ConstraintSuite:
     """Checks to run together on each batch, serializable as JSON.
@@ -619,6 +618,7 @@ class ConstraintSuite:
         *,
         repository: MetricsRepository | None = None,
         rename: Mapping[str, str] | None = None,
+        examples: int = DEFAULT_EXAMPLES,
     ) -> VerificationResult:
         """Verify ``data`` against every check.
 
@@ -627,7 +627,7 @@ class ConstraintSuite:
         data
             A CSV/TSV or Parquet path (CSV read as text, see the module
             docstring), a pandas DataFrame, an Arrow table, a DuckDB relation,
-            or a PySpark DataFrame.
+            a PySpark DataFrame, or an :class:`~autovalidate.engines.Engine`.
         repository
             Metrics history for ``has_no_anomalies`` constraints.
         rename
@@ -635,6 +635,10 @@ class ConstraintSuite:
             differently from the data the suite was learned on
             (``{"ZipCode": "zip"}`` checks the suite's ``ZipCode`` constraints
             on the batch's ``zip``).
+        examples
+            For each failing pattern constraint, how many non-conforming
+            values to fetch (one query each, only for failures) into its
+            result's ``details["examples"]``.
 
         Returns
         -------
@@ -653,67 +657,18 @@ class ConstraintSuite:
         ConstraintFormatError
             If a ``has_no_anomalies`` constraint has no repository.
         """
-        from autovalidate.io import cast_to_double, csv_as_text, is_csv_path
-
         checks = self.to_checks(repository=repository)
-        if not is_csv_path(data):
-            view = _renamed(data, rename or {})
-            _require_columns(checks, _column_names(view))
-            return VerificationSuite().on_data(view).add_checks(checks).run()
-        with csv_as_text(data) as text:
-            text = _renamed(text, rename or {})
-            _require_columns(checks, _column_names(text))
-            numeric = [
-                a
-                for check in checks
-                for a in check.required_analyzers()
-                if type(a).__name__ in _NUMERIC_ANALYZERS
-            ]
-            if not numeric:
-                return VerificationSuite().on_data(text).add_checks(checks).run()
-            return _run_with_numeric_view(checks, text, numeric, cast_to_double)
+        with open_engine(data) as engine:
+            view = engine.renamed(rename) if rename else engine
+            _require_columns(checks, list(view.schema()))
+            result = VerificationSuite().on_data(view).add_checks(checks).run()
+            return _with_examples(result, view, examples) if examples > 0 else result
 
     # -- pattern-only view, for callers of the version 1 API -----------------------
 
     def pattern_constraints(self) -> list[PatternConstraint]:
         """The pattern constraints, in order."""
         return [c for c in self.constraints if isinstance(c, PatternConstraint)]
-
-
-def _renamed(data: Any, rename: Mapping[str, str]) -> Any:
-    """``data`` with each data column ``rename[c]`` read as the suite's column ``c``.
-
-    Raises
-    ------
-    ColumnNotFoundError
-        If a data column named in ``rename`` is not in the data.
-    """
-    from autovalidate.engines.spark import is_spark_dataframe
-
-    if not rename:
-        return data
-    available = _column_names(data)
-    for source in rename.values():
-        if source not in available:
-            raise ColumnNotFoundError(source, available)
-    if is_spark_dataframe(data):
-        return data.withColumnsRenamed({v: k for k, v in rename.items()})
-    from autovalidate.engines.duckdb import new_connection
-    from autovalidate.io import to_relation
-    from autovalidate.metrics.expressions import quote_identifier
-
-    relation = to_relation(data, new_connection())
-    target = {v: k for k, v in rename.items()}
-    kept = [c for c in relation.columns if c not in rename or c in target]
-    return relation.project(
-        ", ".join(f"{quote_identifier(c)} AS {quote_identifier(target.get(c, c))}" for c in kept)
-    )
-
-
-def _column_names(data: Any) -> list[str]:
-    from autovalidate.engines import engine_for
-
-    return list(engine_for(data).schema())
 
 
 def _require_columns(checks: Sequence[Check], available: Sequence[str]) -> None:
@@ -727,40 +682,23 @@ def _require_columns(checks: Sequence[Check], available: Sequence[str]) -> None:
                         raise ColumnNotFoundError(column, available)
 
 
-def _run_with_numeric_view(
-    checks: Sequence[Check],
-    text: Any,
-    numeric: Sequence[Analyzer],
-    cast: Callable[[Any, Iterable[str]], Any],
-) -> VerificationResult:
-    """Metrics of numeric analyzers over cast columns, the rest over the text, then the checks."""
-    from autovalidate.analysis.runner import AnalysisRunner, AnalyzerContext
-
-    numeric_set = set(numeric)
-    others = [a for c in checks for a in c.required_analyzers() if a not in numeric_set]
-    columns = {
-        c
-        for a in numeric
-        for c in (
-            getattr(a, "column", None),
-            getattr(a, "column_a", None),
-            getattr(a, "column_b", None),
-        )
-        if c is not None
-    }
-    text_context = AnalysisRunner.on_data(text).add_analyzers(others).run()
-    numeric_context = (
-        AnalysisRunner.on_data(cast(text, sorted(columns))).add_analyzers(numeric).run()
-    )
-    metrics = {**text_context.metrics, **numeric_context.metrics}
-    stats = text_context.stats
-    stats.scans += numeric_context.stats.scans
-    stats.queries += numeric_context.stats.queries
-    stats.log.extend(numeric_context.stats.log)
-    results = tuple(check.evaluate(metrics) for check in checks)
-    return VerificationResult(
-        CheckStatus.worst(r.status for r in results), results, AnalyzerContext(metrics, stats)
-    )
+def _with_examples(result: VerificationResult, engine: Engine, limit: int) -> VerificationResult:
+    """``result`` with non-conforming examples in the details of failing pattern constraints."""
+    check_results = []
+    for check_result in result.check_results:
+        constraint_results = []
+        for outcome in check_result.constraint_results:
+            constraint = outcome.constraint
+            if (
+                outcome.status is ConstraintStatus.FAILURE
+                and isinstance(constraint, PatternRuleConstraint)
+                and outcome.details is not None
+            ):
+                found = nonconforming_examples(engine, constraint.analyzer, limit)
+                outcome = replace(outcome, details={**outcome.details, "examples": found})
+            constraint_results.append(outcome)
+        check_results.append(replace(check_result, constraint_results=tuple(constraint_results)))
+    return replace(result, check_results=tuple(check_results))
 
 
 def _pattern(doc: Any, source: str, i: int) -> PatternConstraint:
