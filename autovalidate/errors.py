@@ -25,6 +25,7 @@ The tree::
     ├── ConstraintFormatError (ValueError)
     ├── ParameterError (ValueError)
     ├── EngineError (RuntimeError)
+    ├── MissingDependencyError (ImportError)
     ├── RepositoryError (OSError)
     └── InsufficientHistoryError (ValueError)
 """
@@ -47,6 +48,7 @@ __all__ = [
     "IndexSchemaError",
     "IndexVersionError",
     "InsufficientHistoryError",
+    "MissingDependencyError",
     "ParameterError",
     "PatternIndexError",
     "RepositoryError",
@@ -216,6 +218,34 @@ class ParameterError(AutovalidateError, ValueError):
 
 class EngineError(AutovalidateError, RuntimeError):
     """An execution engine (DuckDB or Spark) failed while running a query."""
+
+
+class MissingDependencyError(AutovalidateError, ImportError):
+    """A feature needs an optional dependency that is not installed.
+
+    The message is one line that says what to install.
+
+    Attributes
+    ----------
+    feature
+        What was asked for (``"autovalidate index build"``, ...).
+    package
+        The missing import (``"pyspark"``).
+    extra
+        The extra of ``autovalidate`` that installs it (``"spark"``).
+    """
+
+    def __init__(self, feature: str, package: str, extra: str) -> None:
+        self.feature = feature
+        self.package = package
+        self.extra = extra
+        super().__init__(
+            f"{feature} needs {package}, which is not installed: "
+            f"pip install 'autovalidate[{extra}]'"
+        )
+
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 class RepositoryError(AutovalidateError, OSError):

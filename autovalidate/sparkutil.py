@@ -12,10 +12,34 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from autovalidate.errors import MissingDependencyError
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-__all__ = ["local_session"]
+__all__ = ["local_session", "require_pyspark"]
+
+
+def require_pyspark(feature: str) -> None:
+    """Raise :class:`MissingDependencyError` if pyspark cannot be imported.
+
+    pyspark (and the JVM it drives) is the ``spark`` extra: the core install
+    suggests and validates with DuckDB alone.
+
+    Parameters
+    ----------
+    feature
+        What needs Spark, for the message (``"autovalidate index build"``).
+
+    Raises
+    ------
+    MissingDependencyError
+        If pyspark is not installed; the message says ``pip install 'autovalidate[spark]'``.
+    """
+    try:
+        import pyspark  # noqa: F401
+    except ImportError as exc:
+        raise MissingDependencyError(feature, "pyspark", "spark") from exc
 
 
 def local_session(
@@ -47,7 +71,13 @@ def local_session(
     -------
     pyspark.sql.SparkSession
         The UI is disabled and Python workers use this interpreter.
+
+    Raises
+    ------
+    MissingDependencyError
+        If pyspark is not installed (the ``spark`` extra).
     """
+    require_pyspark(f"Spark ({master})")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     from pyspark.sql import SparkSession

@@ -67,7 +67,9 @@ def build(
 
     Exit codes: 0 built, 2 error (nothing is published at OUT then).
     """
-    from autovalidate.sparkutil import local_session
+    from autovalidate.sparkutil import local_session, require_pyspark
+
+    require_pyspark("autovalidate index build")
     from index_jobs.build_index import BuildProgress, build_index
 
     if not lake.is_dir():

@@ -28,6 +28,7 @@ CASES = [
     errors.ConstraintFormatError("bad suite"),
     errors.ParameterError("theta out of range"),
     errors.EngineError("duckdb failed"),
+    errors.MissingDependencyError("autovalidate index build", "pyspark", "spark"),
     errors.RepositoryError("/repo.duckdb", "lock not obtained within 60 s"),
     errors.InsufficientHistoryError("orders", 1, 3),
 ]
