@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -21,6 +22,7 @@ def local_session(
     master: str = "local[2]",
     driver_memory: str = "4g",
     shuffle_partitions: int = 8,
+    config: Mapping[str, str] | None = None,
 ) -> SparkSession:
     """Get or create a Spark session for local work.
 
@@ -34,6 +36,8 @@ def local_session(
         JVM heap of the driver (which also runs the executors in local mode).
     shuffle_partitions
         ``spark.sql.shuffle.partitions``; the default 200 is wasteful on small machines.
+    config
+        More Spark settings, applied last (e.g. ``spark.connect.grpc.binding.port``).
 
     Returns
     -------
@@ -55,6 +59,8 @@ def local_session(
         .config("spark.python.worker.reuse", "true")
         .config("spark.sql.session.timeZone", "UTC")
     )
+    for key, value in (config or {}).items():
+        builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session
