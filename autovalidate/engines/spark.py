@@ -222,9 +222,7 @@ class SparkFrequencyTable:
         """Return the first ``limit`` rows in the given order."""
         self._record(f"top {limit}")
         api = SparkApi.of(self._frame)
-        columns = [
-            render(e, api).desc() if desc else render(e, api).asc() for e, desc in order_by
-        ]
+        columns = [render(e, api).desc() if desc else render(e, api).asc() for e, desc in order_by]
         with _spark_errors():
             return [tuple(r) for r in self._frame.orderBy(*columns).limit(int(limit)).collect()]
 
