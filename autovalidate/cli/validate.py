@@ -21,10 +21,11 @@ from autovalidate.cli.common import (
     require_rows,
     styled,
 )
+from autovalidate.export.base import constraint_label
 from autovalidate.metrics.base import plain
 from autovalidate.pattern_constraint import PatternConstraint
 from autovalidate.repository import open_repository
-from autovalidate.suite import ConstraintSpec, ConstraintSuite
+from autovalidate.suite import ConstraintSuite
 
 _LABEL_WIDTH = 70
 
@@ -110,14 +111,6 @@ def _print_table(rows: list[dict[str, Any]]) -> None:
             console.print(f"  non-conforming examples: {shown_examples}", soft_wrap=True)
 
 
-def _label(constraint: ConstraintSpec | PatternConstraint) -> str:
-    if isinstance(constraint, PatternConstraint):
-        text = f"pattern({constraint.column!r}, {constraint.pattern})"
-    else:
-        text = constraint.code()
-    return text if len(text) <= _LABEL_WIDTH else text[: _LABEL_WIDTH - 3] + "..."
-
-
 def _rows(
     suite: ConstraintSuite, result: VerificationResult, file: Path, rename: dict[str, str]
 ) -> list[dict[str, Any]]:
@@ -131,7 +124,7 @@ def _rows(
                 "check": spec.description,
                 "check_level": spec.level.value,
                 "constraint": str(outcome.constraint),
-                "label": _label(constraint),
+                "label": constraint_label(constraint, _LABEL_WIDTH),
                 "constraint_status": outcome.status.value,
                 "constraint_message": outcome.message or "",
                 "passed": outcome.status is ConstraintStatus.SUCCESS,

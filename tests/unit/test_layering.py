@@ -24,6 +24,7 @@ LAYERS: list[set[str]] = [
     {"anomaly"},  # anomaly detection strategies, batch forecasts
     {"checks"},  # checks and constraints (the anomaly constraint among them)
     {"suite", "suggest"},
+    {"export", "report"},  # a suite in other tools' formats; reports of runs
     {"cli", "__main__", "__init__"},
 ]
 
