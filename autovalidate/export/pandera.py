@@ -1,6 +1,6 @@
 r"""A suite as a pandera DataFrameSchema (pandas API) in pandera's YAML.
 
-Load it with ``pandera.io.from_yaml(path)`` and call ``schema.validate(df)``
+Load it with ``pandera.pandas.DataFrameSchema.from_yaml(path)`` and call ``schema.validate(df)``
 on a DataFrame read as text (``dtype=str``: pandera's string checks need
 strings, and autovalidate reads CSV as text too).
 
@@ -176,7 +176,7 @@ def export(
     Returns
     -------
     SuiteExport
-        YAML text for ``pandera.io.from_yaml``; the mapping is stated in its header comment.
+        YAML text for ``DataFrameSchema.from_yaml``; the mapping is stated in its header comment.
     """
     columns: dict[str, dict[str, Any]] = {}
 
