@@ -9,8 +9,7 @@ import typer
 from rich.table import Table
 
 from autovalidate.checks.check import CheckLevel, CheckStatus
-from autovalidate.checks.constraints import ConstraintResult, ConstraintStatus
-from autovalidate.checks.verification import VerificationResult
+from autovalidate.checks.constraints import ConstraintStatus
 from autovalidate.cli.common import (
     EXIT_FAILED,
     console,
@@ -20,14 +19,11 @@ from autovalidate.cli.common import (
     reading,
     require_rows,
     styled,
+    write_atomically,
 )
-from autovalidate.export.base import constraint_label
-from autovalidate.metrics.base import plain
-from autovalidate.pattern_constraint import PatternConstraint
+from autovalidate.report import render_html, validation_report, validation_rows
 from autovalidate.repository import open_repository
 from autovalidate.suite import ConstraintSuite
-
-_LABEL_WIDTH = 70
 
 
 @handle_errors
@@ -49,12 +45,19 @@ def validate(
         "another name (repeatable), e.g. --rename ZipCode=zip.",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
+    html: Path = typer.Option(
+        None,
+        "--html",
+        help="Also write a self-contained HTML report of the run to this file.",
+    ),
 ) -> None:
     """Validate FILE against every check of a suite, in shared scans (VerificationSuite).
 
     CSV files are read as text exactly as written. A suite may hold Deequ
     constraints and Auto-Validate pattern constraints; for failing pattern
-    constraints a few non-conforming values are shown.
+    constraints a few non-conforming values are shown. --html writes the run
+    as one HTML page (checks, constraints, each pattern constraint's regex,
+    segments, fractions, drift test and examples).
 
     Exit codes: 0 every Error-level check passed (Warning-level failures are
     reported), 1 an Error-level check failed, 2 error (a column the suite
@@ -66,7 +69,9 @@ def validate(
     with reading(file):
         require_rows(file)
         result = suite.run(str(file), repository=repo, rename=renamed)
-        rows = _rows(suite, result, file, renamed)
+        rows = validation_rows(suite, result, file, renamed, all_examples=html is not None)
+    if html is not None:
+        write_atomically(html, render_html(validation_report(suite, result, rows, file)))
     passed = result.status is not CheckStatus.ERROR
     if as_json:
         print_json(
@@ -109,45 +114,3 @@ def _print_table(rows: list[dict[str, Any]]) -> None:
         if row.get("examples"):
             shown_examples = ", ".join(repr(e) for e in row["examples"])
             console.print(f"  non-conforming examples: {shown_examples}", soft_wrap=True)
-
-
-def _rows(
-    suite: ConstraintSuite, result: VerificationResult, file: Path, rename: dict[str, str]
-) -> list[dict[str, Any]]:
-    """One row per constraint; pattern constraints also give their validation result's fields."""
-    rows = []
-    for spec, check_result in zip(suite.checks, result.check_results, strict=True):
-        for constraint, outcome in zip(
-            spec.constraints, check_result.constraint_results, strict=True
-        ):
-            row: dict[str, Any] = {
-                "check": spec.description,
-                "check_level": spec.level.value,
-                "constraint": str(outcome.constraint),
-                "label": constraint_label(constraint, _LABEL_WIDTH),
-                "constraint_status": outcome.status.value,
-                "constraint_message": outcome.message or "",
-                "passed": outcome.status is ConstraintStatus.SUCCESS,
-                "value": plain(outcome.value),
-            }
-            if isinstance(constraint, PatternConstraint):
-                row.update(_pattern_fields(constraint, outcome, file, rename))
-            elif outcome.details is not None:
-                row["details"] = dict(outcome.details)
-            rows.append(row)
-    return rows
-
-
-def _pattern_fields(
-    constraint: PatternConstraint, outcome: ConstraintResult, file: Path, rename: dict[str, str]
-) -> dict[str, Any]:
-    """The pattern validation result, with non-conforming examples for a failure."""
-    fields = dict(outcome.details or {})
-    if outcome.status is ConstraintStatus.FAILURE and outcome.details is not None:
-        # one more scan, for failures only: the counting ran in the shared scan
-        column = constraint.column or ""
-        fields["examples"] = list(
-            constraint.validate(str(file), rename.get(column, column)).examples
-        )
-        fields["message"] = outcome.message
-    return fields
