@@ -30,12 +30,15 @@ __all__ = [
     "Unmappable",
     "bounds",
     "collect",
+    "commented",
     "constraint_label",
     "header",
     "min_fraction",
+    "number_text",
     "pattern_rule",
     "shorten",
     "walk",
+    "yaml_text",
 ]
 
 
@@ -282,6 +285,25 @@ def header(target: str, mapping: list[str], notes: list[str], skipped: list[Skip
         lines += ["Skipped (no equivalent):"]
         lines += [f"- {s.check}: {s.constraint}: {s.reason}" for s in skipped]
     return lines
+
+
+def number_text(x: float) -> str:
+    """A bound as the rule files write it: ``3`` for a whole number, else ``0.986``."""
+    return repr(int(x)) if float(x).is_integer() else repr(float(x))
+
+
+def commented(lines: list[str], body: str) -> str:
+    """``body`` after ``lines`` as ``#`` comments (YAML's and DQDL's comment)."""
+    return "".join(f"# {' '.join(line.split())}\n" for line in lines) + body
+
+
+def yaml_text(doc: Any) -> str:
+    """``doc`` as block-style YAML, keys in order, text as written (no line folding)."""
+    import yaml
+
+    return yaml.safe_dump(
+        doc, sort_keys=False, allow_unicode=True, default_flow_style=False, width=10_000
+    )
 
 
 def add_note(notes: list[str], new: tuple[str, ...] | list[str]) -> None:

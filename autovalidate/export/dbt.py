@@ -34,8 +34,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 from autovalidate.export.base import (
     Item,
     SuiteExport,
@@ -43,9 +41,11 @@ from autovalidate.export.base import (
     add_note,
     bounds,
     collect,
+    commented,
     header,
     min_fraction,
     pattern_rule,
+    yaml_text,
 )
 from autovalidate.pattern_constraint import PatternConstraint
 
@@ -180,13 +180,7 @@ def export(
     if model_tests:
         model["data_tests"] = model_tests
     model["columns"] = [{"name": c, "data_tests": tests} for c, tests in columns.items()]
-    body = yaml.safe_dump(
-        {"version": 2, "models": [model]},
-        sort_keys=False,
-        allow_unicode=True,
-        default_flow_style=False,
-        width=10_000,
-    )
+    body = yaml_text({"version": 2, "models": [model]})
     lines = header("dbt (dbt-core >= 1.10, dbt-expectations)", _MAPPING, notes, skipped)
-    text = "".join(f"# {line}\n" for line in lines) + body
+    text = commented(lines, body)
     return SuiteExport("dbt", text, len(mapped), tuple(skipped), tuple(notes))

@@ -43,8 +43,10 @@ from autovalidate.export.base import (
     add_note,
     bounds,
     collect,
+    commented,
     header,
     min_fraction,
+    number_text,
     pattern_rule,
 )
 from autovalidate.pattern_constraint import PatternConstraint
@@ -72,20 +74,16 @@ def _quote_regex(regex: str) -> str:
     return '"' + regex + '"'
 
 
-def _number(x: float) -> str:
-    return repr(int(x)) if float(x).is_integer() else repr(float(x))
-
-
 def _threshold(fraction: float) -> str:
-    return "" if fraction >= 1.0 else f" with threshold >= {_number(fraction)}"
+    return "" if fraction >= 1.0 else f" with threshold >= {number_text(fraction)}"
 
 
 def _comparisons(rule: str, b: Bounds) -> list[str]:
     out = []
     if b.low is not None:
-        out.append(f"{rule} {'>' if b.strict_low else '>='} {_number(b.low)}")
+        out.append(f"{rule} {'>' if b.strict_low else '>='} {number_text(b.low)}")
     if b.high is not None:
-        out.append(f"{rule} {'<' if b.strict_high else '<='} {_number(b.high)}")
+        out.append(f"{rule} {'<' if b.strict_high else '<='} {number_text(b.high)}")
     return out
 
 
@@ -108,7 +106,7 @@ def _rule(item: Item, notes: list[str]) -> str:
     if m == "is_complete":
         return f"IsComplete {col}"
     if m == "has_completeness":
-        return f"Completeness {col} >= {_number(min_fraction(item.assertion))}"
+        return f"Completeness {col} >= {number_text(min_fraction(item.assertion))}"
     if m == "is_unique":
         if not isinstance(item.arg("column"), str):
             raise Unmappable("IsUnique takes one column")
@@ -178,5 +176,5 @@ def export(
     if warning:
         lines += ["Warning-level in autovalidate:", *(f"- {w}" for w in warning)]
     rules = ",\n".join(f"    {rule}" for _, rule in mapped)
-    text = "".join(f"# {line}\n" for line in lines) + "Rules = [\n" + rules + "\n]\n"
+    text = commented(lines, "Rules = [\n" + rules + "\n]\n")
     return SuiteExport("dqdl", text, len(mapped), tuple(skipped), tuple(notes))

@@ -33,8 +33,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 from autovalidate.export.base import (
     Item,
     SuiteExport,
@@ -42,9 +40,11 @@ from autovalidate.export.base import (
     add_note,
     bounds,
     collect,
+    commented,
     header,
     min_fraction,
     pattern_rule,
+    yaml_text,
 )
 from autovalidate.pattern_constraint import PatternConstraint
 
@@ -199,6 +199,6 @@ def export(
     lines = header("pandera (DataFrameSchema YAML, pandas API)", _MAPPING, notes, skipped)
     if warning:
         lines += ["Warning-level in autovalidate:", *(f"- {w}" for w in warning)]
-    body = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=10_000)
-    text = "".join(f"# {line}\n" for line in lines) + body
+    body = yaml_text(doc)
+    text = commented(lines, body)
     return SuiteExport("pandera", text, len(mapped), tuple(skipped), tuple(notes))

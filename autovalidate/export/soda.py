@@ -33,8 +33,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 from autovalidate.export.base import (
     Item,
     SuiteExport,
@@ -42,9 +40,12 @@ from autovalidate.export.base import (
     add_note,
     bounds,
     collect,
+    commented,
     header,
     min_fraction,
+    number_text,
     pattern_rule,
+    yaml_text,
 )
 from autovalidate.pattern_constraint import PatternConstraint
 
@@ -87,10 +88,6 @@ def _column(name: str | None) -> str:
     return name if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) else '"' + name + '"'
 
 
-def _number(x: float) -> str:
-    return repr(int(x)) if float(x).is_integer() else repr(float(x))
-
-
 def _percent(fraction: float) -> str:
     return f"{round(fraction * 100, 6):g} %"
 
@@ -99,13 +96,13 @@ def _bound_checks(metric: str, item: Item) -> list[_Check]:
     b = bounds(item.assertion)
     if b.low is not None and b.high is not None and not (b.strict_low or b.strict_high):
         if b.low == b.high:
-            return [_Check(metric, "=", _number(b.low), {})]
-        return [_Check(metric, "between", f"{_number(b.low)} and {_number(b.high)}", {})]
+            return [_Check(metric, "=", number_text(b.low), {})]
+        return [_Check(metric, "between", f"{number_text(b.low)} and {number_text(b.high)}", {})]
     out = []
     if b.low is not None:
-        out.append(_Check(metric, ">" if b.strict_low else ">=", _number(b.low), {}))
+        out.append(_Check(metric, ">" if b.strict_low else ">=", number_text(b.low), {}))
     if b.high is not None:
-        out.append(_Check(metric, "<" if b.strict_high else "<=", _number(b.high), {}))
+        out.append(_Check(metric, "<" if b.strict_high else "<=", number_text(b.high), {}))
     return out
 
 
@@ -150,8 +147,8 @@ def _checks(item: Item, notes: list[str]) -> list[_Check]:
         low_op = ">=" if item.arg("include_lower_bound") is not False else ">"
         high_op = "<=" if item.arg("include_upper_bound") is not False else "<"
         return [
-            _Check(f"min({col})", low_op, _number(item.arg("lower_bound")), name),
-            _Check(f"max({col})", high_op, _number(item.arg("upper_bound")), name),
+            _Check(f"min({col})", low_op, number_text(item.arg("lower_bound")), name),
+            _Check(f"max({col})", high_op, number_text(item.arg("upper_bound")), name),
         ]
     metric = {
         "has_size": "row_count",
@@ -189,14 +186,6 @@ def export(
     """
     mapped, skipped, notes = collect(suite, rename or {}, _checks)
     checks = [check.render(item.warning) for item, group in mapped for check in group]
-    body = yaml.safe_dump(
-        {f"checks for {name}": checks},
-        sort_keys=False,
-        allow_unicode=True,
-        default_flow_style=False,
-        width=10_000,
-    )
-    comment = "".join(
-        f"# {line}\n" for line in header("Soda Core 3 (SodaCL)", _MAPPING, notes, skipped)
-    )
-    return SuiteExport("soda", comment + body, len(mapped), tuple(skipped), tuple(notes))
+    body = yaml_text({f"checks for {name}": checks})
+    text = commented(header("Soda Core 3 (SodaCL)", _MAPPING, notes, skipped), body)
+    return SuiteExport("soda", text, len(mapped), tuple(skipped), tuple(notes))

@@ -68,8 +68,8 @@ class PatternDetails:
 
     Attributes
     ----------
-    column, pattern, regex, segments, fpr, method, test, alpha, train_n, train_nonconforming
-        The constraint (:class:`~autovalidate.PatternConstraint`).
+    constraint
+        The constraint (pattern, regex, segments, FPR, test, alpha, training counts).
     n_values, n_nonconforming
         Non-null values of the batch and those not matching (``None`` before a validation).
     p_value
@@ -77,21 +77,12 @@ class PatternDetails:
     passed
         The test's decision (``None`` before a validation).
     examples
-        Some non-conforming values of the batch (or of the training data).
+        Some non-conforming values of the batch.
     failed_rows
         Rows written out as failing this constraint, when a run writes them.
     """
 
-    column: str | None
-    pattern: str
-    regex: str
-    segments: tuple[Segment, ...]
-    fpr: float
-    method: str
-    test: str
-    alpha: float
-    train_n: int
-    train_nonconforming: int
+    constraint: PatternConstraint
     n_values: int | None = None
     n_nonconforming: int | None = None
     p_value: float | None = None
@@ -100,9 +91,18 @@ class PatternDetails:
     failed_rows: int | None = None
 
     @property
-    def train_fraction(self) -> float:
-        """θ_C, the training non-conforming fraction in [0, 1]."""
-        return self.train_nonconforming / self.train_n if self.train_n else 0.0
+    def segments(self) -> tuple[Segment, ...]:
+        """The vertical cut's segments with FPR_T and Cov_T."""
+        return tuple(
+            Segment(
+                str(s.get("pattern", "")),
+                str(s.get("regex", "")),
+                float(s.get("fpr", 0.0)),
+                int(s.get("cov", 0)),
+                bool(s.get("optional", False)),
+            )
+            for s in self.constraint.segments
+        )
 
     @property
     def batch_fraction(self) -> float | None:
@@ -112,42 +112,20 @@ class PatternDetails:
         return self.n_nonconforming / self.n_values if self.n_values else 0.0
 
     @classmethod
-    def of(cls, constraint: PatternConstraint, outcome: Mapping[str, Any] | None = None) -> Any:
+    def of(
+        cls, constraint: PatternConstraint, outcome: Mapping[str, Any] | None = None
+    ) -> PatternDetails:
         """The details of ``constraint``, with a validation row's fields when given."""
-        segments = tuple(
-            Segment(
-                str(s.get("pattern", "")),
-                str(s.get("regex", "")),
-                float(s.get("fpr", 0.0)),
-                int(s.get("cov", 0)),
-                bool(s.get("optional", False)),
-            )
-            for s in constraint.segments
-        )
-        base = cls(
-            column=constraint.column,
-            pattern=constraint.pattern,
-            regex=constraint.regex,
-            segments=segments,
-            fpr=constraint.fpr,
-            method=constraint.method,
-            test=constraint.test,
-            alpha=constraint.alpha,
-            train_n=constraint.train_n,
-            train_nonconforming=constraint.train_nonconforming,
-        )
         if not outcome or "n_values" not in outcome:
-            return base
+            return cls(constraint)
         drift = outcome.get("drift") or {}
         return cls(
-            **{
-                **base.__dict__,
-                "n_values": int(outcome["n_values"]),
-                "n_nonconforming": int(outcome["n_nonconforming"]),
-                "p_value": drift.get("p_value"),
-                "passed": bool(outcome["passed"]),
-                "examples": tuple(str(e) for e in outcome.get("examples") or ()),
-            }
+            constraint,
+            n_values=int(outcome["n_values"]),
+            n_nonconforming=int(outcome["n_nonconforming"]),
+            p_value=drift.get("p_value"),
+            passed=bool(outcome["passed"]),
+            examples=tuple(str(e) for e in outcome.get("examples") or ()),
         )
 
 
