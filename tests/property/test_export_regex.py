@@ -75,11 +75,11 @@ def test_sql_translation_is_a_full_match_in_re2(vals, seed):
 
 @pytest.mark.spark
 @settings(
-    max_examples=8,
+    max_examples=4,  # a Spark job each: few examples, many values in each
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
-@given(st.lists(values, min_size=5, max_size=25), st.integers(0, 10**6))
+@given(st.lists(values, min_size=20, max_size=50), st.integers(0, 10**6))
 def test_java_and_portable_translations_in_spark_rlike(spark, vals, seed):
     pairs = cases(vals, seed)
     if not pairs:
