@@ -2,9 +2,9 @@
 # What the tests need besides the `test` extra, installed when missing (README's
 # test command runs this first; a second run does nothing):
 # * Debian's chromium and chromedriver, which the HTML report test drives;
-# * Soda Core and dbt-core, each in its own venv under .tools/ (their pins
-#   conflict with the package's own dependencies): the export tests run the
-#   exported checks with them.
+# * Soda Core and dbt-core, each in its own isolated venv under .tools/ (their
+#   pins conflict with the package's own dependencies): the export tests run
+#   the exported checks with them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,7 +25,7 @@ tool() {  # tool NAME MODULE: a venv .tools/NAME with tests/tools/NAME.txt, unle
         return
     fi
     rm -rf "$venv"
-    python3 -m venv --system-site-packages "$venv"
+    python3 -m venv "$venv"
     "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "tests/tools/$1.txt"
 }
 tool soda soda.scan
