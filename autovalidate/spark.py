@@ -4,7 +4,8 @@ The same call as :meth:`PatternConstraint.validate` on a Spark DataFrame: the
 :class:`~autovalidate.metrics.PatternConformance` analyzer runs on the
 executors through the Spark engine (``rlike``, Java's ``java.util.regex``,
 with the pattern wrapped in ``\A(?:...)\z``), and nothing is collected but
-two counts and, when a value fails, a few examples.
+two counts and, when a value fails, a few examples. A Spark Connect DataFrame
+works as a classic one (the ``connect`` extra installs PySpark's client).
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ def validate_spark(
     Parameters
     ----------
     df
-        The batch; any column type (values are cast to string).
+        The batch, a classic or Spark Connect DataFrame; any column type
+        (values are cast to string).
     constraint
         A constraint from :func:`autovalidate.suggest_pattern` or JSON.
     column

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -49,6 +49,7 @@ def local_session(
     driver_memory: str = "4g",
     shuffle_partitions: int = 8,
     log_file: str | Path | None = None,
+    config: Mapping[str, str] | None = None,
 ) -> SparkSession:
     """Get or create a Spark session for local work.
 
@@ -66,6 +67,8 @@ def local_session(
         Where the JVM's own output (its start-up warnings and Spark's log lines)
         goes, when this call starts the JVM; ``None`` leaves it on this process's
         stdout and stderr.  The JVM keeps writing there for its whole life.
+    config
+        More Spark settings, applied last (e.g. ``spark.connect.grpc.binding.port``).
 
     Returns
     -------
@@ -93,6 +96,8 @@ def local_session(
         .config("spark.python.worker.reuse", "true")
         .config("spark.sql.session.timeZone", "UTC")
     )
+    for key, value in (config or {}).items():
+        builder = builder.config(key, value)
     if log_file is None:
         session = builder.getOrCreate()
     else:

@@ -132,13 +132,27 @@ def build_index(
     ParameterError
         If a parameter is out of range.
     IndexBuildError
-        If the lake cannot be read, ``out`` exists without ``overwrite``, or
-        Spark fails; nothing is published then.
+        If ``spark`` is a Spark Connect session (see below), the lake cannot be
+        read, ``out`` exists without ``overwrite``, or Spark fails; nothing is
+        published then.
+
+    Notes
+    -----
+    The job needs a classic session: it lists files and publishes through
+    Hadoop's FileSystem API and sums statistics in an accumulator, both over
+    the JVM gateway, which Spark Connect does not have. Run it with
+    ``spark-submit`` (any master) or ``autovalidate index build``.
 
     References
     ----------
     Song & He, SIGMOD 2021, §2.4 (offline stage), Eq. (1), (4), Algorithm 1.
     """
+    if type(spark).__module__.startswith("pyspark.sql.connect."):
+        raise IndexBuildError(
+            "the index job cannot run through Spark Connect (it needs the JVM gateway for "
+            "Hadoop file-system calls and accumulators): run it with spark-submit "
+            "index_jobs/build_index.py on any master, or `autovalidate index build`"
+        )
     from py4j.protocol import Py4JError
     from pyspark.errors import PySparkException
     from pyspark.sql import functions as F

@@ -17,10 +17,40 @@ DIRTY_CLEAN = SHARED / "dirty-clean"
 
 @pytest.fixture(scope="session")
 def spark():
-    """A real local[2] Spark session, started once and stopped at the end of the run."""
+    """A real local[2] Spark session, started once and stopped at the end of the run.
+
+    Its JVM can also serve Spark Connect (:func:`spark_connect`): on loopback
+    only, on a free port.
+    """
     from autovalidate.sparkutil import local_session
 
-    session = local_session("autovalidate-tests", master="local[2]")
+    session = local_session(
+        "autovalidate-tests",
+        master="local[2]",
+        config={
+            "spark.connect.grpc.binding.address": "127.0.0.1",
+            "spark.connect.grpc.binding.port": "0",
+        },
+    )
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="session")
+def spark_connect(spark):
+    """A real Spark Connect session (gRPC client), served by the test JVM.
+
+    The Spark Connect server runs in the JVM of the classic :func:`spark`
+    session (no second JVM); the client is PySpark's Connect client, built
+    without switching the process to Connect mode, so classic and Connect
+    DataFrames are used side by side, as the engine allows.
+    """
+    from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+    service_class = getattr(spark._jvm.org.apache.spark.sql.connect.service, "SparkConnectService$")
+    service = getattr(service_class, "MODULE$")
+    service.start(spark._jsc.sc())
+    session = ConnectSession.builder.remote(f"sc://127.0.0.1:{service.localPort()}").getOrCreate()
     yield session
     session.stop()
 

@@ -619,6 +619,7 @@ class ConstraintSuite:
         repository: MetricsRepository | None = None,
         rename: Mapping[str, str] | None = None,
         examples: int = DEFAULT_EXAMPLES,
+        examples_of_passing: bool = False,
     ) -> VerificationResult:
         """Verify ``data`` against every check.
 
@@ -639,6 +640,9 @@ class ConstraintSuite:
             For each failing pattern constraint, how many non-conforming
             values to fetch (one query each, only for failures) into its
             result's ``details["examples"]``.
+        examples_of_passing
+            Also fetch examples for passing pattern constraints that have
+            non-conforming values (within their tolerance), as a report shows.
 
         Returns
         -------
@@ -662,7 +666,9 @@ class ConstraintSuite:
             view = engine.renamed(rename) if rename else engine
             _require_columns(checks, list(view.schema()))
             result = VerificationSuite().on_data(view).add_checks(checks).run()
-            return _with_examples(result, view, examples) if examples > 0 else result
+            if examples <= 0:
+                return result
+            return _with_examples(result, view, examples, passing=examples_of_passing)
 
     # -- pattern-only view, for callers of the version 1 API -----------------------
 
@@ -682,15 +688,23 @@ def _require_columns(checks: Sequence[Check], available: Sequence[str]) -> None:
                         raise ColumnNotFoundError(column, available)
 
 
-def _with_examples(result: VerificationResult, engine: Engine, limit: int) -> VerificationResult:
-    """``result`` with non-conforming examples in the details of failing pattern constraints."""
+def _with_examples(
+    result: VerificationResult, engine: Engine, limit: int, *, passing: bool
+) -> VerificationResult:
+    """``result`` with non-conforming examples in the details of failing pattern constraints.
+
+    With ``passing``, also of passing ones that have non-conforming values.
+    """
     check_results = []
     for check_result in result.check_results:
         constraint_results = []
         for outcome in check_result.constraint_results:
             constraint = outcome.constraint
+            wanted = outcome.status is ConstraintStatus.FAILURE or (
+                passing and outcome.details is not None and outcome.details.get("n_nonconforming")
+            )
             if (
-                outcome.status is ConstraintStatus.FAILURE
+                wanted
                 and isinstance(constraint, PatternRuleConstraint)
                 and outcome.details is not None
             ):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import typer
 
-from autovalidate.cli import index, metrics, suggest, validate, validate_batch
+from autovalidate.cli import export, index, metrics, suggest, validate, validate_batch
 
 app = typer.Typer(
     name="autovalidate",
@@ -28,6 +28,7 @@ app.add_typer(metrics.app, name="metrics")
 app.command("suggest")(suggest.suggest)
 app.command("validate")(validate.validate)
 app.command("validate-batch")(validate_batch.validate_batch_command)
+app.command("export")(export.export)
 
 
 def main() -> None:

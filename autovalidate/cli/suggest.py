@@ -23,6 +23,7 @@ from autovalidate.cli.common import (
 from autovalidate.errors import EmptyColumnError, ParameterError
 from autovalidate.index.reader import PatternIndex
 from autovalidate.io import column_values
+from autovalidate.report import pattern_report, render_html, suggestion_report
 from autovalidate.solver.fmdv import METHODS, SolverParams
 from autovalidate.suggest.pattern import suggest_pattern
 from autovalidate.suggest.runner import ConstraintSuggestionResult, ConstraintSuggestionRunner
@@ -86,6 +87,9 @@ def suggest(
         None, "--out", "-o", help="Write the constraints as a suite JSON file for `validate`."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    html: Path = typer.Option(
+        None, "--html", help="Also write a self-contained HTML report of the suggestions."
+    ),
 ) -> None:
     """Suggest validation constraints for FILE.
 
@@ -112,9 +116,11 @@ def suggest(
     with reading(file):
         require_rows(file)
         if column is not None:
-            _suggest_pattern(file, column, index, pattern_options, out, as_json)
+            _suggest_pattern(file, column, index, pattern_options, out, as_json, html)
         else:
-            _suggest_table(file, index, pattern_options, level, test_ratio, seed, out, as_json)
+            _suggest_table(
+                file, index, pattern_options, level, test_ratio, seed, out, as_json, html
+            )
 
 
 def _suggest_table(
@@ -126,6 +132,7 @@ def _suggest_table(
     seed: int,
     out: Path | None,
     as_json: bool,
+    html: Path | None,
 ) -> None:
     started = time.perf_counter()
     builder = ConstraintSuggestionRunner.on_data(str(file))
@@ -154,6 +161,8 @@ def _suggest_table(
     elapsed = time.perf_counter() - started
     if out is not None:
         write_atomically(out, result.to_suite(level=level).to_json() + "\n")
+    if html is not None:
+        write_atomically(html, render_html(suggestion_report(file, result)))
     if as_json:
         print_json(
             {
@@ -210,6 +219,7 @@ def _suggest_pattern(
     options: dict[str, object],
     out: Path | None,
     as_json: bool,
+    html: Path | None,
 ) -> None:
     values = column_values(str(file), column)
     if not any(v is not None for v in values):
@@ -221,6 +231,8 @@ def _suggest_pattern(
     n_values = sum(v is not None for v in values)
     if out is not None and constraint is not None:
         write_atomically(out, suite_to_json([constraint]) + "\n")
+    if html is not None:
+        write_atomically(html, render_html(pattern_report(file, column, constraint, n_values)))
     if as_json:
         print_json(
             {

@@ -9,9 +9,8 @@ import typer
 from rich.table import Table
 
 from autovalidate.checks.check import CheckLevel, CheckStatus
-from autovalidate.checks.constraints import ConstraintResult, ConstraintStatus
-from autovalidate.checks.spec import ConstraintSpec, ConstraintSuite
-from autovalidate.checks.verification import VerificationResult
+from autovalidate.checks.constraints import ConstraintStatus
+from autovalidate.checks.spec import ConstraintSuite
 from autovalidate.cli.common import (
     EXIT_FAILED,
     console,
@@ -21,12 +20,10 @@ from autovalidate.cli.common import (
     reading,
     require_rows,
     styled,
+    write_atomically,
 )
-from autovalidate.metrics.base import plain
-from autovalidate.pattern_constraint import PatternConstraint
+from autovalidate.report import render_html, validation_report, validation_rows
 from autovalidate.repository import open_repository
-
-_LABEL_WIDTH = 70
 
 
 @handle_errors
@@ -48,12 +45,19 @@ def validate(
         "another name (repeatable), e.g. --rename ZipCode=zip.",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
+    html: Path = typer.Option(
+        None,
+        "--html",
+        help="Also write a self-contained HTML report of the run to this file.",
+    ),
 ) -> None:
     """Validate FILE against every check of a suite, in shared scans (VerificationSuite).
 
     CSV files are read as text exactly as written. A suite may hold Deequ
     constraints and Auto-Validate pattern constraints; for failing pattern
-    constraints a few non-conforming values are shown.
+    constraints a few non-conforming values are shown. --html writes the run
+    as one HTML page (checks, constraints, each pattern constraint's regex,
+    segments, fractions, drift test and examples).
 
     Exit codes: 0 every Error-level check passed (Warning-level failures are
     reported), 1 an Error-level check failed, 2 error (a column the suite
@@ -64,8 +68,12 @@ def validate(
     renamed = parse_rename(rename)
     with reading(file):
         require_rows(file)
-        result = suite.run(str(file), repository=repo, rename=renamed)
-        rows = _rows(suite, result)
+        result = suite.run(
+            str(file), repository=repo, rename=renamed, examples_of_passing=html is not None
+        )
+        rows = validation_rows(suite, result)
+    if html is not None:
+        write_atomically(html, render_html(validation_report(suite, result, rows, file)))
     passed = result.status is not CheckStatus.ERROR
     if as_json:
         print_json(
@@ -108,44 +116,3 @@ def _print_table(rows: list[dict[str, Any]]) -> None:
         if row.get("examples"):
             shown_examples = ", ".join(repr(e) for e in row["examples"])
             console.print(f"  non-conforming examples: {shown_examples}", soft_wrap=True)
-
-
-def _label(constraint: ConstraintSpec | PatternConstraint) -> str:
-    if isinstance(constraint, PatternConstraint):
-        text = f"pattern({constraint.column!r}, {constraint.pattern})"
-    else:
-        text = constraint.code()
-    return text if len(text) <= _LABEL_WIDTH else text[: _LABEL_WIDTH - 3] + "..."
-
-
-def _rows(suite: ConstraintSuite, result: VerificationResult) -> list[dict[str, Any]]:
-    """One row per constraint; pattern constraints also give their validation result's fields."""
-    rows = []
-    for spec, check_result in zip(suite.checks, result.check_results, strict=True):
-        for constraint, outcome in zip(
-            spec.constraints, check_result.constraint_results, strict=True
-        ):
-            row: dict[str, Any] = {
-                "check": spec.description,
-                "check_level": spec.level.value,
-                "constraint": str(outcome.constraint),
-                "label": _label(constraint),
-                "constraint_status": outcome.status.value,
-                "constraint_message": outcome.message or "",
-                "passed": outcome.status is ConstraintStatus.SUCCESS,
-                "value": plain(outcome.value),
-            }
-            if isinstance(constraint, PatternConstraint):
-                row.update(_pattern_fields(outcome))
-            elif outcome.details is not None:
-                row["details"] = dict(outcome.details)
-            rows.append(row)
-    return rows
-
-
-def _pattern_fields(outcome: ConstraintResult) -> dict[str, Any]:
-    """The pattern validation result (with non-conforming examples for a failure)."""
-    fields = dict(outcome.details or {})
-    if outcome.status is ConstraintStatus.FAILURE and outcome.details is not None:
-        fields["message"] = outcome.message
-    return fields

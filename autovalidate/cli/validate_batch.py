@@ -16,8 +16,16 @@ from autovalidate.anomaly import (
 )
 from autovalidate.anomaly.base import AnomalyDetectionStrategy
 from autovalidate.anomaly.batches import record_batch, validate_batch
-from autovalidate.cli.common import EXIT_FAILED, console, handle_errors, print_json, styled
+from autovalidate.cli.common import (
+    EXIT_FAILED,
+    console,
+    handle_errors,
+    print_json,
+    styled,
+    write_atomically,
+)
 from autovalidate.cli.metrics import REPOSITORY_HELP, parse_tags
+from autovalidate.report import batch_report, render_html
 from autovalidate.repository import ResultKey, open_repository
 
 
@@ -72,6 +80,12 @@ def validate_batch_command(
         None, "--date", help="With --record: the batch's date (ISO 8601; default: now, UTC)."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the decision as JSON."),
+    html: Path = typer.Option(
+        None,
+        "--html",
+        help="Also write a self-contained HTML report (each statistic's history and forecast "
+        "interval as a chart) to this file.",
+    ),
 ) -> None:
     """Accept or reject FILE by forecasts of its column statistics (Redyuk et al. 2020).
 
@@ -94,6 +108,9 @@ def validate_batch_command(
         tags=tags,
         min_history=min_history,
     )
+    if html is not None:
+        history = repo.load().for_dataset(dataset).with_tag_values(tags or {}).get()
+        write_atomically(html, render_html(batch_report(file, result, history)))
     recorded = None
     if record and result.accepted:
         recorded = ResultKey.at(dataset, date, tags)

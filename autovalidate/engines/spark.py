@@ -3,8 +3,9 @@
 Renders engine-neutral expressions to PySpark ``Column`` objects (no SQL text
 to quote or escape, except the user's own ``where`` and ``satisfies``
 predicates, given to ``expr``) and uses only the DataFrame API, nothing of the
-JVM gateway, so Spark Connect DataFrames should work as well (the tests use
-classic local Spark). All aggregations of one run go into one
+JVM gateway: classic and Spark Connect DataFrames run the same way, each with
+its own API's functions (:class:`SparkApi`; the tests run both, Connect
+through a server in the test JVM). All aggregations of one run go into one
 ``DataFrame.agg`` over a projection of their inputs (one Spark job over the
 data); a grouping is one ``groupBy``, aggregated directly or, when several
 queries need it, persisted once. Spark's ANSI mode is respected: casts of text
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pyarrow as pa
 
@@ -38,7 +39,7 @@ from autovalidate.metrics.expressions import (
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
 
-__all__ = ["SparkEngine", "is_spark_dataframe", "render"]
+__all__ = ["SparkApi", "SparkEngine", "is_spark_dataframe", "render"]
 
 
 def is_spark_dataframe(data: object) -> bool:
@@ -51,14 +52,34 @@ def _quote(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def _functions() -> Any:
-    from pyspark.sql import functions
+class SparkApi(NamedTuple):
+    """The functions module and ``Window`` class of one PySpark API.
 
-    return functions
+    A classic DataFrame needs ``pyspark.sql.functions`` (Columns backed by the
+    JVM gateway); a Spark Connect DataFrame needs ``pyspark.sql.connect.functions``
+    (Columns as protobuf plans). PySpark picks one for the whole process from
+    an environment flag; the engine picks the one of the DataFrame it runs on,
+    so classic and Connect DataFrames work side by side in one process.
+    """
+
+    functions: Any
+    window: Any
+
+    @classmethod
+    def of(cls, frame: object) -> SparkApi:
+        """The API of ``frame``, a classic or a Spark Connect DataFrame."""
+        if type(frame).__module__.startswith("pyspark.sql.connect."):
+            from pyspark.sql.connect import functions as connect_functions
+            from pyspark.sql.connect.window import Window as ConnectWindow
+
+            return cls(connect_functions, ConnectWindow)
+        from pyspark.sql import Window, functions
+
+        return cls(functions, Window)
 
 
-def _hll_code(x: Column, precision: int) -> Column:
-    F = _functions()
+def _hll_code(api: SparkApi, x: Column, precision: int) -> Column:
+    F = api.functions
     rest_bits = HLL_HASH_BITS - precision
     mask = (1 << rest_bits) - 1
     w = F.conv(F.substring(F.md5(x.cast("string")), 1, 15), 16, 10).cast("bigint")
@@ -67,16 +88,9 @@ def _hll_code(x: Column, precision: int) -> Column:
     return F.shiftright(w, rest_bits) * 64 + rho
 
 
-def _when(a: list[Column], otherwise_null: bool) -> Column:
-    F = _functions()
+def _when(F: Any, a: list[Column], otherwise_null: bool) -> Column:
     case = F.when(a[0], a[1])
     return case if otherwise_null else case.otherwise(a[2])
-
-
-def _window_sum(a: list[Column]) -> Column:
-    from pyspark.sql import Window
-
-    return _functions().sum(a[0]).over(Window.partitionBy(*a[1:]))
 
 
 def _all(a: list[Column], combine: Callable[[Column, Column], Column]) -> Column:
@@ -86,45 +100,45 @@ def _all(a: list[Column], combine: Callable[[Column, Column], Column]) -> Column
     return result
 
 
-_SIMPLE: dict[str, Callable[[list[Column]], Column]] = {
-    "count_star": lambda a: _functions().count(_functions().lit(1)),
-    "count": lambda a: _functions().count(a[0]),
-    "sum": lambda a: _functions().sum(a[0]),
-    "min": lambda a: _functions().min(a[0]),
-    "max": lambda a: _functions().max(a[0]),
-    "avg": lambda a: _functions().avg(a[0]),
-    "var_pop": lambda a: _functions().var_pop(a[0]),
-    "covar_pop": lambda a: _functions().covar_pop(a[0], a[1]),
-    "distinct_set": lambda a: _functions().collect_set(a[0]),
-    "is_null": lambda a: a[0].isNull(),
-    "is_not_null": lambda a: a[0].isNotNull(),
-    "and": lambda a: _all(a, lambda x, y: x & y),
-    "or": lambda a: _all(a, lambda x, y: x | y),
-    "not": lambda a: ~a[0],
-    "coalesce": lambda a: _functions().coalesce(*a),
-    "eq": lambda a: a[0] == a[1],
-    "lt": lambda a: a[0] < a[1],
-    "le": lambda a: a[0] <= a[1],
-    "gt": lambda a: a[0] > a[1],
-    "ge": lambda a: a[0] >= a[1],
-    "mul": lambda a: a[0] * a[1],
-    "ln": lambda a: _functions().log(a[0]),
-    "to_double": lambda a: a[0].try_cast("double"),
-    "to_text": lambda a: a[0].cast("string"),
-    "length": lambda a: _functions().length(a[0]),
-    "window_sum": _window_sum,
+_SIMPLE: dict[str, Callable[[SparkApi, list[Column]], Column]] = {
+    "count_star": lambda api, a: api.functions.count(api.functions.lit(1)),
+    "count": lambda api, a: api.functions.count(a[0]),
+    "sum": lambda api, a: api.functions.sum(a[0]),
+    "min": lambda api, a: api.functions.min(a[0]),
+    "max": lambda api, a: api.functions.max(a[0]),
+    "avg": lambda api, a: api.functions.avg(a[0]),
+    "var_pop": lambda api, a: api.functions.var_pop(a[0]),
+    "covar_pop": lambda api, a: api.functions.covar_pop(a[0], a[1]),
+    "distinct_set": lambda api, a: api.functions.collect_set(a[0]),
+    "is_null": lambda api, a: a[0].isNull(),
+    "is_not_null": lambda api, a: a[0].isNotNull(),
+    "and": lambda api, a: _all(a, lambda x, y: x & y),
+    "or": lambda api, a: _all(a, lambda x, y: x | y),
+    "not": lambda api, a: ~a[0],
+    "coalesce": lambda api, a: api.functions.coalesce(*a),
+    "eq": lambda api, a: a[0] == a[1],
+    "lt": lambda api, a: a[0] < a[1],
+    "le": lambda api, a: a[0] <= a[1],
+    "gt": lambda api, a: a[0] > a[1],
+    "ge": lambda api, a: a[0] >= a[1],
+    "mul": lambda api, a: a[0] * a[1],
+    "ln": lambda api, a: api.functions.log(a[0]),
+    "to_double": lambda api, a: a[0].try_cast("double"),
+    "to_text": lambda api, a: a[0].cast("string"),
+    "length": lambda api, a: api.functions.length(a[0]),
+    "window_sum": lambda api, a: api.functions.sum(a[0]).over(api.window.partitionBy(*a[1:])),
 }
 
 
-def render(expr: Expr) -> Column:
-    """PySpark ``Column`` of an engine-neutral expression.
+def render(expr: Expr, api: SparkApi) -> Column:
+    """PySpark ``Column`` of an engine-neutral expression, in ``api`` (classic or Connect).
 
     Raises
     ------
     ValueError
         For a function the vocabulary does not have.
     """
-    F = _functions()
+    F = api.functions
     if isinstance(expr, Col):
         return F.col(_quote(expr.name))
     if isinstance(expr, Lit):
@@ -134,21 +148,21 @@ def render(expr: Expr) -> Column:
     if isinstance(expr, Call):
         params = [a.value for a in expr.args[1:] if isinstance(a, Lit)]
         if expr.fn == "full_match":
-            return render(expr.args[0]).rlike(r"\A(?:" + str(params[0]) + r")\z")
+            return render(expr.args[0], api).rlike(r"\A(?:" + str(params[0]) + r")\z")
         if expr.fn == "quantile_grid":
             grid_size, accuracy = params
             probabilities = quantile_grid_probabilities(int(grid_size))  # type: ignore[arg-type]
-            return F.percentile_approx(render(expr.args[0]), probabilities, accuracy)
+            return F.percentile_approx(render(expr.args[0], api), probabilities, accuracy)
         if expr.fn == "hll_code":
-            return _hll_code(render(expr.args[0]), int(params[0]))  # type: ignore[arg-type]
+            return _hll_code(api, render(expr.args[0], api), int(params[0]))  # type: ignore[arg-type]
         if expr.fn == "is_in":
-            return render(expr.args[0]).isin(params) if params else F.lit(False)
+            return render(expr.args[0], api).isin(params) if params else F.lit(False)
         if expr.fn == "when":
             otherwise = expr.args[2]
             otherwise_null = isinstance(otherwise, Lit) and otherwise.value is None
-            return _when([render(a) for a in expr.args], otherwise_null)
+            return _when(F, [render(a, api) for a in expr.args], otherwise_null)
         if expr.fn in _SIMPLE:
-            return _SIMPLE[expr.fn]([render(a) for a in expr.args])
+            return _SIMPLE[expr.fn](api, [render(a, api) for a in expr.args])
     raise ValueError(f"no Spark rendering for {expr!r}")
 
 
@@ -178,9 +192,10 @@ def _spark_errors() -> Iterator[None]:
 def _aggregate(
     frame: DataFrame, exprs: Sequence[Expr], derived: Mapping[str, Expr] | None
 ) -> DataFrame:
+    api = SparkApi.of(frame)
     if derived:
-        frame = frame.select("*", *(render(e).alias(n) for n, e in derived.items()))
-    return frame.agg(*(render(e).alias(f"_av{i}") for i, e in enumerate(exprs)))
+        frame = frame.select("*", *(render(e, api).alias(n) for n, e in derived.items()))
+    return frame.agg(*(render(e, api).alias(f"_av{i}") for i, e in enumerate(exprs)))
 
 
 class SparkFrequencyTable:
@@ -208,7 +223,8 @@ class SparkFrequencyTable:
     def top(self, order_by: Sequence[tuple[Expr, bool]], limit: int) -> list[tuple[Any, ...]]:
         """Return the first ``limit`` rows in the given order."""
         self._record(f"top {limit}")
-        columns = [render(e).desc() if desc else render(e).asc() for e, desc in order_by]
+        api = SparkApi.of(self._frame)
+        columns = [render(e, api).desc() if desc else render(e, api).asc() for e, desc in order_by]
         with _spark_errors():
             return [tuple(r) for r in self._frame.orderBy(*columns).limit(int(limit)).collect()]
 
@@ -233,6 +249,7 @@ class SparkEngine(Engine):
     def __init__(self, frame: DataFrame) -> None:
         super().__init__()
         self.frame = frame
+        self.api = SparkApi.of(frame)
         self._persisted: list[DataFrame] = []
 
     def schema(self) -> Schema:
@@ -250,19 +267,22 @@ class SparkEngine(Engine):
         """``where(condition).select(columns).limit(limit)``, collected (one job)."""
         self.stats.record(f"sample {int(limit)}", scan=True)
         with _spark_errors():
-            rows = self.frame.where(render(condition)).select(*map(render, columns))
+            rows = self.frame.where(render(condition, self.api)).select(
+                *(render(c, self.api) for c in columns)
+            )
             return [tuple(r) for r in rows.limit(int(limit)).collect()]
 
     def _view(self, frame: DataFrame, *, same_rows: bool) -> SparkEngine:
         return self._view_of(SparkEngine(frame), same_rows=same_rows)
-
 
     def text_values(self, column: str) -> list[str | None]:
         """``select(column.cast("string"))``, collected to the driver (one job)."""
         self._require([column])
         self.stats.record("text values", scan=True)
         with _spark_errors():
-            return [r[0] for r in self.frame.select(render(to_text(Col(column)))).collect()]
+            return [
+                r[0] for r in self.frame.select(render(to_text(Col(column)), self.api)).collect()
+            ]
 
     def numeric_view(self, columns: Iterable[str]) -> SparkEngine:
         """``select`` with ``columns`` as ``try_cast(c as double)``, the rest as is."""
@@ -271,7 +291,9 @@ class SparkEngine(Engine):
         return self._view(
             self.frame.select(
                 *[
-                    render(to_double(Col(c))).alias(c) if c in wanted else render(Col(c))
+                    render(to_double(Col(c)), self.api).alias(c)
+                    if c in wanted
+                    else render(Col(c), self.api)
                     for c in self.frame.columns
                 ]
             ),
@@ -284,7 +306,7 @@ class SparkEngine(Engine):
         target = {source: name for name, source in names.items()}
         kept = [c for c in self.frame.columns if c not in names or c in target]
         return self._view(
-            self.frame.select(*[render(Col(c)).alias(target.get(c, c)) for c in kept]),
+            self.frame.select(*[render(Col(c), self.api).alias(target.get(c, c)) for c in kept]),
             same_rows=True,
         )
 
@@ -295,17 +317,18 @@ class SparkEngine(Engine):
 
     def frequencies(self, grouping: Grouping, *, materialize: bool) -> SparkFrequencyTable:
         """``groupBy(keys).count()``, lazy or persisted now (one job)."""
-        F = _functions()
+        api = self.api
         description = ",".join(grouping.key_names)
         with _spark_errors():  # a bad where filter fails already when the plan is built
             frame = self.frame
             if grouping.where is not None:
-                frame = frame.where(render(grouping.where))
+                frame = frame.where(render(grouping.where, api))
             if grouping.drop_all_null:
                 frame = frame.where(
-                    _all([render(e).isNotNull() for _, e in grouping.keys], lambda x, y: x | y)
+                    _all([render(e, api).isNotNull() for _, e in grouping.keys], lambda x, y: x | y)
                 )
-            grouped = frame.groupBy(*(render(e).alias(n) for n, e in grouping.keys)).agg(
+            F = api.functions
+            grouped = frame.groupBy(*(render(e, api).alias(n) for n, e in grouping.keys)).agg(
                 F.count(F.lit(1)).alias(COUNT_COLUMN)
             )
             if not materialize:

@@ -26,6 +26,7 @@ LAYERS: list[set[str]] = [
     {"anomaly"},  # anomaly detection strategies, batch forecasts
     {"checks"},  # checks, constraints (the anomaly constraint among them), suite files
     {"suggest"},
+    {"export", "report"},  # a suite in other tools' formats; reports of runs
     {"cli", "__main__", "__init__"},
 ]
 
