@@ -8,18 +8,39 @@ they appear in canonical pattern strings:
 kind     options, specific to general
 =======  ==================================================================
 ``D``    ``2019`` → ``<digit>{4}`` → ``<digit>+`` → ``<num>``;
-         ``<digit>{4}`` → ``<alphanum>{4}`` → ``<alphanum>+``;
-         ``<digit>+`` → ``<alphanum>+``
+         ``<digit>{4}`` → ``<hex-lower>{4}`` / ``<hex-upper>{4}`` → ``<alphanum>{4}``
+         → ``<alphanum>+``; ``<digit>+`` → ``<alphanum>+``
 ``L``    ``PM`` → ``<upper>{2}`` → ``<upper>+`` → ``<letter>+`` → ``<alphanum>+``;
          ``<upper>{2}`` → ``<letter>{2}`` → ``<letter>+``;
          ``<letter>{2}`` → ``<alphanum>{2}`` → ``<alphanum>+``
-         (``<lower>`` likewise; mixed-case or caseless letters skip the case class)
-``M``    ``4f89`` → ``<digit>{1}<letter>{1}<digit>{2}`` (its run shape)
+         (``<lower>`` likewise; mixed-case or caseless letters skip the case
+         class); letters that are all hexadecimal digits of one case
+         (``beef``) also → ``<hex-lower>{4}`` → ``<alphanum>{4}``
+``M``    ``4f89`` → ``<digit>{1}<lower>{1}<digit>{2}`` (its run shape, with the
+         case of each letter run) → ``<digit>{1}<letter>{1}<digit>{2}``
          → ``<digit>+<letter>+<digit>+`` → ``<alphanum>+``;
-         ``<digit>{1}<letter>{1}<digit>{2}`` → ``<alphanum>{4}`` → ``<alphanum>+``
+         ``<digit>{1}<lower>{1}<digit>{2}`` → ``<digit>+<lower>+<digit>+``
+         → ``<digit>+<letter>+<digit>+``;
+         ``<digit>{1}<letter>{1}<digit>{2}`` → ``<alphanum>{4}`` → ``<alphanum>+``;
+         hexadecimal runs of one case: ``4f89`` → ``<hex-lower>{4}`` → ``<alphanum>{4}``
 ``N``    ``-12.50`` → ``-<digit>{2}.<digit>{2}`` → ``-<digit>+.<digit>+`` → ``<num>``
-``S``    ``/`` → ``<symbol>``
+``S``    ``/`` only: a symbol is always its own literal
 =======  ==================================================================
+
+Version 2 of the hierarchy (issue "pattern quality v2") made it finer where
+version 1 let realistic format drift through:
+
+* a symbol has no class any more (version 1 had ``<symbol>``, any
+  non-alphanumeric character): a separator stays the character it is, so
+  ``0_18877_4_0`` no longer accepts ``0-18877-4-0``; columns whose separators
+  vary have more than one format (see the solver's multi-format search);
+* hexadecimal runs of one case (``<hex-lower>``, ``<hex-upper>``, exact
+  length only) sit between a token's own shape and ``<alphanum>{k}``, so a
+  GUID's or a hash's case and length hold;
+* a mixed run's shape keeps the case of its letter runs.
+
+Every finer node is still only a hypothesis: the solver takes it only where
+the corpus's FPR_T supports it (§2.1).
 
 The root of Fig. 4, ``<all>``, matches any value; the hypothesis space
 excludes it (H(C) = ∩ P(v) minus ``.*``, §2.1), so it is never an option.
@@ -28,7 +49,7 @@ anti-monotone along the arrows: the online search relies on that.
 
 Canonical strings are a sequence of *elements*: class elements
 ``<name>{k}``, ``<name>+`` (``digit``, ``letter``, ``upper``, ``lower``,
-``alphanum``) or bare ``<num>`` / ``<symbol>``, and literal characters, where
+``alphanum``, and ``hex-lower``/``hex-upper`` with ``{k}`` only) or a bare ``<num>``, and literal characters, where
 ``\``, ``<``, ``{`` and ``+`` are escaped with a backslash.  The concatenation
 of a pattern's options is its canonical string, the key of the index.
 """
@@ -52,10 +73,23 @@ __all__ = [
 
 #: Bumped whenever the options of a token change: an index built with another
 #: hierarchy holds other keys and must be rebuilt.
-HIERARCHY_VERSION = 1
+HIERARCHY_VERSION = 2
 
 _ESCAPED = frozenset("\\<{+")
+_HEX_CHARS = {
+    "hex-lower": frozenset("0123456789abcdef"),
+    "hex-upper": frozenset("0123456789ABCDEF"),
+}
 _SHAPE_RUNS = regex.compile(r"[0-9]+|\p{L}+", regex.V1)
+
+
+def _is_digit_run(run: str) -> bool:
+    return run[0].isascii() and run[0].isdigit()
+
+
+def _case(text: str) -> str | None:
+    """``"upper"`` or ``"lower"`` if every character is a letter of that case, else None."""
+    return "upper" if is_upper(text) else "lower" if is_lower(text) else None
 
 
 def escape_literal(text: str) -> str:
@@ -122,38 +156,53 @@ def generalizations(token: Token) -> Generalizations:
     k = len(text)
     const = escape_literal(text)
     ak, ap = f"<alphanum>{{{k}}}", "<alphanum>+"
-    if kind == "D":
-        dk, dp = f"<digit>{{{k}}}", "<digit>+"
-        edges = [(const, dk), (dk, dp), (dk, ak), (dp, "<num>"), (dp, ap), (ak, ap)]
-    elif kind == "L":
-        lk, lp = f"<letter>{{{k}}}", "<letter>+"
-        edges = [(lk, lp), (lk, ak), (lp, ap), (ak, ap)]
-        case = "upper" if is_upper(text) else "lower" if is_lower(text) else None
-        if case is None:
-            edges.append((const, lk))
-        else:
-            ck, cp = f"<{case}>{{{k}}}", f"<{case}>+"
-            edges += [(const, ck), (ck, cp), (ck, lk), (cp, lp)]
-    elif kind == "M":
-        runs = _SHAPE_RUNS.findall(text)
-        names = ["digit" if r[0].isascii() and r[0].isdigit() else "letter" for r in runs]
-        sk = "".join(f"<{n}>{{{len(r)}}}" for n, r in zip(names, runs, strict=True))
-        sp = "".join(f"<{n}>+" for n in names)
-        edges = [(const, sk), (sk, sp), (sk, ak), (sp, ap), (ak, ap)]
-    elif kind == "N":
+    if kind == "S":
+        return _build([], const)
+    if kind == "N":
         sign = text[0] if text[0] in "+-" else ""
-        body = text[len(sign) :]
-        whole, _, frac = body.partition(".")
+        whole, _, frac = text[len(sign) :].partition(".")
         fk = escape_literal(sign) + f"<digit>{{{len(whole)}}}"
         fp = escape_literal(sign) + "<digit>+"
         if frac:
             fk += f".<digit>{{{len(frac)}}}"
             fp += ".<digit>+"
-        edges = [(const, fk), (fk, fp), (fp, "<num>")]
-    elif kind == "S":
-        edges = [(const, "<symbol>")]
+        return _build([(const, fk), (fk, fp), (fp, "<num>")], const)
+    edges = [(ak, ap)]
+    # the most specific class node of the run, below which the hexadecimal classes sit
+    if kind == "D":
+        dk, dp = f"<digit>{{{k}}}", "<digit>+"
+        edges += [(const, dk), (dk, dp), (dp, "<num>"), (dp, ap)]
+        hex_child = dk
+    elif kind == "L":
+        lk, lp = f"<letter>{{{k}}}", "<letter>+"
+        edges += [(lk, lp), (lk, ak), (lp, ap)]
+        case = _case(text)
+        if case is None:
+            edges.append((const, lk))
+        else:
+            ck, cp = f"<{case}>{{{k}}}", f"<{case}>+"
+            edges += [(const, ck), (ck, cp), (ck, lk), (cp, lp)]
+        hex_child = const
+    elif kind == "M":
+        runs = _SHAPE_RUNS.findall(text)
+        plain = ["digit" if _is_digit_run(r) else "letter" for r in runs]
+        cased = ["digit" if _is_digit_run(r) else _case(r) or "letter" for r in runs]
+        sk = "".join(f"<{n}>{{{len(r)}}}" for n, r in zip(plain, runs, strict=True))
+        sp = "".join(f"<{n}>+" for n in plain)
+        edges += [(sk, sp), (sk, ak), (sp, ap)]
+        if cased != plain:
+            csk = "".join(f"<{n}>{{{len(r)}}}" for n, r in zip(cased, runs, strict=True))
+            csp = "".join(f"<{n}>+" for n in cased)
+            edges += [(const, csk), (csk, sk), (csk, csp), (csp, sp)]
+        else:
+            edges.append((const, sk))
+        hex_child = const
     else:  # pragma: no cover - tokens come from tokenize()
         raise ValueError(f"unknown token kind {kind!r}")
+    for name, chars in _HEX_CHARS.items():
+        if all(c in chars for c in text):
+            hk = f"<{name}>{{{k}}}"
+            edges += [(hex_child, hk), (hk, ak)]
     return _build(edges, const)
 
 

@@ -6,8 +6,10 @@ match, a trailing newline included) and means exactly the same in Python's
 ``regexp_full_match``).  It uses only constructs the three share:
 
 * ``[0-9]`` for a digit (ASCII only, as in the lexer), ``\p{L}``, ``\p{Lu}``,
-  ``\p{Ll}`` for letters, ``[\p{L}0-9]`` for a letter or digit, and
-  ``[^\p{L}0-9]`` for one symbol character;
+  ``\p{Ll}`` for letters, ``[\p{L}0-9]`` for a letter or digit,
+  ``[0-9a-f]`` and ``[0-9A-F]`` for a hexadecimal digit of one case, and
+  ``[^\p{L}0-9]`` for one symbol character (``<symbol>``, which hierarchy
+  version 1 generated; constraint files written then still render);
 * ``{k}`` and ``+`` quantifiers, non-capturing groups, ``?`` on a group;
 * literals: ASCII letters and digits as they are, ASCII punctuation escaped
   with a backslash, control characters below U+00A0 as ``\xHH``, every other
@@ -33,6 +35,8 @@ _CLASS_REGEX = {
     "upper": r"\p{Lu}",
     "lower": r"\p{Ll}",
     "alphanum": r"[\p{L}0-9]",
+    "hex-lower": "[0-9a-f]",
+    "hex-upper": "[0-9A-F]",
 }
 _BARE_REGEX = {
     "num": r"[+\-]?[0-9]+(?:\.[0-9]+)?",
@@ -46,7 +50,7 @@ class Element(NamedTuple):
     """One element of a canonical pattern string.
 
     ``kind`` is ``"literal"`` (``text`` is the character), ``"class"`` (``text``
-    is ``digit``/``letter``/``upper``/``lower``/``alphanum`` and ``quantifier``
+    is ``digit``/``letter``/``upper``/``lower``/``alphanum``/``hex-lower``/``hex-upper`` and ``quantifier``
     is a count ``k`` or ``"+"``) or ``"bare"`` (``text`` is ``num``/``symbol``).
     """
 

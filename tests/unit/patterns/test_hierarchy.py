@@ -26,8 +26,9 @@ def test_paper_fig5_patterns_of_9_07():
 
 
 def test_paper_fig5_seven_generalizations_of_a_digit():
-    # Const("9"), <digit>{1}, <digit>+, <num>, <alphanum>{1}, <alphanum>+ (and <all> excluded)
-    assert set(options(Token("D", "9"))) == {
+    # Const("9"), <digit>{1}, <digit>+, <num>, <alphanum>{1}, <alphanum>+ (and <all> excluded),
+    # plus version 2's hexadecimal digit of either case
+    assert set(options(Token("D", "9"))) - {"<hex-lower>{1}", "<hex-upper>{1}"} == {
         "9",
         "<digit>{1}",
         "<digit>+",
@@ -44,19 +45,51 @@ def test_case_classes_for_upper_and_lower_only():
     assert not any("upper" in o or "lower" in o for o in mixed)
 
 
-def test_arrows_are_graded_and_options_match_their_token():
-    for value in ["2019", "PM", "Mar", "4f89", "-12.50", "/", "中文", "a<b{c+"]:
+def test_arrows_go_up_in_level_and_options_match_their_token():
+    for value in ["2019", "PM", "Mar", "4f89", "BEEF", "A1b", "-12.50", "/", "中文", "a<b{c+"]:
         for tok in tokenize(value):
             g = generalizations(tok)
             for o in g.options:
                 assert regex.fullmatch(pattern_regex(o), tok.text), (tok, o)
                 for parent in g.parents[o]:
-                    assert g.level[parent] == g.level[o] - 1
+                    assert g.level[parent] < g.level[o]
+
+
+def test_a_symbol_is_only_its_own_literal():
+    # hierarchy v2: no <symbol> class, so a separator swap never conforms
+    assert options(Token("S", "_")) == ("_",)
+    assert "<symbol>" not in patterns_of("0_18877_4_0")
+    rx = [pattern_regex(p) for p in patterns_of("0_18")]
+    assert rx and not any(regex.fullmatch(r, "0-18") for r in rx)
+
+
+def test_hex_classes_keep_case_and_length():
+    guid_group = options(Token("M", "3f2504e0"))
+    assert "<hex-lower>{8}" in guid_group and "<hex-upper>{8}" not in guid_group
+    # a group of digits only is hexadecimal of either case
+    assert {"<hex-lower>{4}", "<hex-upper>{4}"} <= set(options(Token("D", "1234")))
+    assert "<hex-upper>{4}" in options(Token("L", "BEEF"))
+    assert not any("hex" in o for o in options(Token("M", "3g25")))
+    assert not any("hex" in o for o in options(Token("M", "3Fa5")))
+    rx = pattern_regex("<hex-lower>{8}")
+    assert regex.fullmatch(rx, "0123abcd")
+    assert not regex.fullmatch(rx, "0123ABCD") and not regex.fullmatch(rx, "0123abc")
+
+
+def test_mixed_runs_keep_the_case_of_their_letter_runs():
+    opts = options(Token("M", "AB12cd"))
+    assert "<upper>{2}<digit>{2}<lower>{2}" in opts and "<upper>+<digit>+<lower>+" in opts
+    g = generalizations(Token("M", "AB12cd"))
+    assert g.parents["<upper>{2}<digit>{2}<lower>{2}"] == (
+        "<letter>{2}<digit>{2}<letter>{2}",
+        "<upper>+<digit>+<lower>+",
+    )
 
 
 def test_parent_is_a_superset_on_sample_strings():
     samples = ["12", "2019", "ab", "AB", "Ab", "a1", "1a2", "-3", "1.5", "x", "-", "é", "ÉÉ"]
-    for value in ["12", "AB", "ab", "a1", "1.5", "-"]:
+    samples += ["1f", "1F", "fe", "FE", "a1B", "A1b", "ff12"]
+    for value in ["12", "AB", "ab", "a1", "1.5", "-", "fe", "FE", "1f", "A1b", "ff12"]:
         g = generalizations(tokenize(value)[0])
         for o in g.options:
             child = regex.compile(pattern_regex(o))
