@@ -49,7 +49,8 @@ anti-monotone along the arrows: the online search relies on that.
 
 Canonical strings are a sequence of *elements*: class elements
 ``<name>{k}``, ``<name>+`` (``digit``, ``letter``, ``upper``, ``lower``,
-``alphanum``, and ``hex-lower``/``hex-upper`` with ``{k}`` only) or a bare ``<num>``, and literal characters, where
+``alphanum``, and ``hex-lower``/``hex-upper`` with ``{k}`` only) or a bare
+``<num>``, and literal characters, where
 ``\``, ``<``, ``{`` and ``+`` are escaped with a backslash.  The concatenation
 of a pattern's options is its canonical string, the key of the index.
 """

@@ -50,8 +50,8 @@ class Element(NamedTuple):
     """One element of a canonical pattern string.
 
     ``kind`` is ``"literal"`` (``text`` is the character), ``"class"`` (``text``
-    is ``digit``/``letter``/``upper``/``lower``/``alphanum``/``hex-lower``/``hex-upper`` and ``quantifier``
-    is a count ``k`` or ``"+"``) or ``"bare"`` (``text`` is ``num``/``symbol``).
+    is ``digit``/``letter``/``upper``/``lower``/``alphanum``/``hex-lower``/``hex-upper``
+    and ``quantifier`` is a count ``k`` or ``"+"``) or ``"bare"`` (``text`` is ``num``/``symbol``).
     """
 
     kind: str
