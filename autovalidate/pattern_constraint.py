@@ -42,6 +42,7 @@ from autovalidate.errors import (
 from autovalidate.io import column_values, is_value_sequence
 from autovalidate.metrics.base import Analyzer
 from autovalidate.metrics.strings import PatternConformance
+from autovalidate.nulls import DEFAULT_NULL_TOKENS
 from autovalidate.patterns.render import pattern_regex, render_body
 
 __all__ = [
@@ -128,6 +129,10 @@ class PatternConstraint:
         Solver parameters used (r, m, θ, τ).
     index
         Provenance of the index used (path, τ, patterns, build time).
+    null_tokens
+        Texts that mean a missing value (:mod:`autovalidate.nulls`): like
+        nulls and empty or whitespace-only values, they are never counted,
+        in training or in a batch.
     """
 
     regex: str
@@ -142,6 +147,7 @@ class PatternConstraint:
     column: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
     index: dict[str, Any] = field(default_factory=dict)
+    null_tokens: tuple[str, ...] = DEFAULT_NULL_TOKENS
 
     @property
     def theta_train(self) -> float:
@@ -266,7 +272,7 @@ class PatternConstraint:
             read = names[0] if wanted is None else wanted
             if read not in names:
                 raise ColumnNotFoundError(read, names)
-            analyzer = PatternConformance(read, self.regex)
+            analyzer = PatternConformance(read, self.regex, null_tokens=self.null_tokens)
             state = analyzer.state_from_aggregates(engine.aggregate(analyzer.aggregations()))
             n_bad = state.count - state.num_matches
             sample = nonconforming_examples(engine, analyzer, examples) if n_bad else []
@@ -280,6 +286,7 @@ class PatternConstraint:
         """JSON-ready dict, with ``kind`` and ``version`` for :meth:`from_dict`."""
         d = asdict(self)
         d["segments"] = [dict(s) for s in self.segments]
+        d["null_tokens"] = list(self.null_tokens)
         return {"kind": CONSTRAINT_KIND, "version": CONSTRAINT_VERSION, **d}
 
     def to_json(self) -> str:
@@ -305,6 +312,8 @@ class PatternConstraint:
             )
         fields = {k: v for k, v in data.items() if k not in ("kind", "version")}
         try:
+            if "null_tokens" in fields:
+                fields["null_tokens"] = tuple(fields["null_tokens"])
             constraint = cls(**{**fields, "segments": tuple(fields.get("segments", ()))})
         except TypeError as exc:
             raise ConstraintFormatError(f"bad constraint fields: {exc}") from exc

@@ -726,13 +726,14 @@ class Check:
         The counts of non-null values and of those fully matching
         ``rule.regex`` are computed in the shared scan; ``rule.evaluate_counts``
         decides (its own tolerance and test) and its result is the constraint
-        result's ``details``. Nulls are not pattern violations.
+        result's ``details``. Missing values (nulls, ``rule.null_tokens``,
+        empty or whitespace-only values) are not pattern violations.
 
         References
         ----------
         Song & He, SIGMOD 2021, §2-4.
         """
-        analyzer = PatternConformance(column, rule.regex, where)
+        analyzer = PatternConformance(column, rule.regex, where, rule.null_tokens)
         return self.add_constraint(
             PatternRuleConstraint(
                 name=f"PatternConstraint({column}, {rule.regex})",

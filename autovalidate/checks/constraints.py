@@ -196,6 +196,11 @@ class PatternRule(Protocol):
         """The fully anchored regex."""
         ...
 
+    @property
+    def null_tokens(self) -> tuple[str, ...]:
+        """Texts that mean a missing value, never counted (:mod:`autovalidate.nulls`)."""
+        ...
+
     def evaluate_counts(self, n_nonconforming: int, n_values: int) -> PatternRuleResult:
         """Decide the batch."""
         ...

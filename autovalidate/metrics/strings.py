@@ -24,6 +24,7 @@ from autovalidate.metrics.base import (
 )
 from autovalidate.metrics.counts import NumMatchesAndCount, RatioAnalyzer
 from autovalidate.metrics.statistics import ExtremeAnalyzer, MaxState, MinState
+from autovalidate.nulls import WHITESPACE_REGEX
 
 __all__ = [
     "DataType",
@@ -178,12 +179,15 @@ class PatternMatch(TextColumnAnalyzer, RatioAnalyzer):
 
 @dataclass(frozen=True)
 class PatternConformance(TextColumnAnalyzer):
-    """Counts of non-null values and of those fully matching ``pattern``.
+    """Counts of present values and of those fully matching ``pattern``.
 
-    The state an Auto-Validate pattern constraint is decided on: nulls are
-    completeness, not pattern violations, so only non-null values count. The
-    metric maps ``"num_matching"`` and ``"num_values"`` to the counts (an
-    all-null column gives two zeros, a success).
+    The state an Auto-Validate pattern constraint is decided on. Missing values
+    are completeness, not pattern violations, so only present values count: a
+    value is missing when it is null, empty or whitespace only
+    (:data:`~autovalidate.nulls.WHITESPACE_REGEX`), or one of ``null_tokens``
+    (exact text, e.g. ``NA``; see :mod:`autovalidate.nulls`). The metric maps
+    ``"num_matching"`` and ``"num_values"`` to the counts (an all-missing
+    column gives two zeros, a success).
 
     References
     ----------
@@ -194,19 +198,30 @@ class PatternConformance(TextColumnAnalyzer):
     column: str
     pattern: str
     where: str | None = None
+    null_tokens: tuple[str, ...] = ()
 
     metric_name = "PatternConformance"
     state_class = NumMatchesAndCount
 
-    def aggregations(self) -> tuple[E.Expr, ...]:
-        """Count matching values and non-null values."""
+    def present(self) -> E.Expr:
+        """The condition of a value that is not missing."""
         text = self.text()
-        return (E.count_where(E.full_match(text, self.pattern)), E.count_non_null(text))
+        conditions = [E.is_not_null(text), E.not_(E.full_match(text, WHITESPACE_REGEX))]
+        if self.null_tokens:
+            conditions.append(E.not_(E.is_in(text, self.null_tokens)))
+        return E.and_(*conditions)
+
+    def aggregations(self) -> tuple[E.Expr, ...]:
+        """Count present values that match, and present values."""
+        present = self.present()
+        return (
+            E.count_where(E.and_(present, E.full_match(self.text(), self.pattern))),
+            E.count_where(present),
+        )
 
     def nonconforming(self) -> E.Expr:
-        """The condition of a non-null value that does not fully match ``pattern``."""
-        text = self.text()
-        return E.and_(E.is_not_null(text), E.not_(E.full_match(text, self.pattern)))
+        """The condition of a present value that does not fully match ``pattern``."""
+        return E.and_(self.present(), E.not_(E.full_match(self.text(), self.pattern)))
 
     def state_from_aggregates(self, values: Sequence[Any]) -> NumMatchesAndCount:
         """Return the two counts (a state even when both are 0)."""

@@ -29,6 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from autovalidate.errors import ParameterError
+from autovalidate.nulls import drop_missing
 from autovalidate.patterns.hierarchy import options
 from autovalidate.patterns.tokens import tokenize
 
@@ -59,7 +60,7 @@ class ColumnPatterns:
     Attributes
     ----------
     n_values
-        |D|: non-null values of the column, with repetitions.
+        |D|: values of the column that are not missing, with repetitions.
     counts
         Canonical pattern string → number of values it matches (with repetitions).
     min_coverage
@@ -97,7 +98,9 @@ def column_patterns(
     Parameters
     ----------
     values
-        The column's values; ``None`` is null and ignored.
+        The column's values; ``None``, null tokens (``NA``, ``null``, ``-``...)
+        and empty or whitespace-only values are missing and ignored
+        (:mod:`autovalidate.nulls`).
     tau
         Token limit τ: values with more tokens generate no patterns (§2.4).
     budget
@@ -126,7 +129,7 @@ def column_patterns(
     if not ladder or any(not 0.0 <= c <= 1.0 for c in ladder) or list(ladder) != sorted(ladder):
         raise ParameterError(f"ladder must be increasing fractions in [0, 1], got {ladder}")
 
-    distinct = Counter(v for v in values if v is not None)
+    distinct = Counter(drop_missing(values))
     n = sum(distinct.values())
     if n == 0:
         return ColumnPatterns(0, {}, None, "empty")

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from autovalidate.drift import TESTS
 from autovalidate.errors import EmptyColumnError, ParameterError
 from autovalidate.index.reader import PatternIndex
 from autovalidate.io import column_values
+from autovalidate.nulls import DEFAULT_NULL_TOKENS, drop_missing
 from autovalidate.pattern_constraint import PatternConstraint
 from autovalidate.patterns.render import render_body
 from autovalidate.solver.fmdv import METHODS, SolverParams, solve
@@ -30,6 +32,7 @@ def suggest_pattern(
     alpha: float = 0.01,
     column: str | None = None,
     objective: str = _DEFAULTS.objective,
+    null_tokens: Sequence[str] = DEFAULT_NULL_TOKENS,
 ) -> PatternConstraint | None:
     """Infer a validation pattern for a column's values, from the corpus evidence in ``index``.
 
@@ -60,18 +63,26 @@ def suggest_pattern(
         Significance level of the drift test, in (0, 1).
     column
         The column to read from a table; also recorded in the constraint.
+    objective
+        ``"coverage"`` (the most specific feasible pattern) or ``"fpr"``.
+    null_tokens
+        Texts that mean a missing value (default: pandas' ``na_values`` and
+        ``-``; :mod:`autovalidate.nulls`). Missing values, like nulls and
+        empty or whitespace-only values, are never learned as the pattern,
+        and the constraint never counts them; a column of only missing values
+        gets no constraint.
 
     Returns
     -------
     PatternConstraint or None
         ``None`` when no hypothesis is feasible (for example natural-language
-        columns): never a match-anything pattern.  ``regex`` is anchored (full
+        columns) or every value is missing: never a match-anything pattern.  ``regex`` is anchored (full
         match) and means the same in Python ``regex``, Java and RE2.
 
     Raises
     ------
     EmptyColumnError
-        If the column has no non-null values.
+        If the column has no values at all, nulls aside.
     ColumnNotFoundError
         If ``column`` is not in the table.
     ParameterError
@@ -90,9 +101,13 @@ def suggest_pattern(
     if not 0.0 < alpha < 1.0:
         raise ParameterError(f"alpha must be in (0, 1), got {alpha}")
     params = SolverParams(max_fpr=r, min_cov=m, theta=theta, tau=tau, objective=objective)
-    train = [v for v in column_values(values, column) if v is not None]
-    if not train:
+    read = [v for v in column_values(values, column) if v is not None]
+    if not read:
         raise EmptyColumnError(column)
+    null_tokens = tuple(null_tokens)
+    train = list(drop_missing(read, null_tokens))
+    if not train:
+        return None
     solution = solve(train, index, method=method, params=params)
     if solution is None:
         return None
@@ -117,6 +132,7 @@ def suggest_pattern(
         train_nonconforming=0,
         column=column,
         params={"r": r, "m": m, "theta": theta, "tau": tau},
+        null_tokens=null_tokens,
         index={
             "path": str(index.path),
             "tau": index.tau,

@@ -127,11 +127,31 @@ def test_malformed_constraints(mutate):
 
 
 def test_suggest_records_training_nonconformity(small_index):
-    train = [f"{i % 97},{(i * 7) % 89},{(i * 3) % 71}" for i in range(99)] + ["-"]
+    train = [f"{i % 97},{(i * 7) % 89},{(i * 3) % 71}" for i in range(99)] + ["x"]
     c = suggest_pattern(train, small_index, method="fmdv-h", r=0.2, m=5, column="triples")
     assert c is not None and c.train_n == 100 and c.train_nonconforming == 1
     assert c.test == "fisher" and c.column == "triples"
     assert c.validate(train).passed
+
+
+def test_null_tokens_are_neither_learned_nor_counted(small_index):
+    triples = [f"{i % 97},{(i * 7) % 89},{(i * 3) % 71}" for i in range(99)]
+    # a column that starts with rows of NA, as some of the lake's do
+    train = ["NA"] * 30 + triples + ["-", "", "  ", "null"]
+    c = suggest_pattern(train, small_index, method="fmdv", r=0.2, m=5)
+    assert c is not None and c.train_n == 99 and c.train_nonconforming == 0
+    assert "<upper>" not in c.pattern and "NA" not in c.pattern
+    batch = c.validate(triples[:50] + ["NA", "N/A", "None", " ", None])
+    assert batch.passed and batch.n_values == 50 and batch.n_nonconforming == 0
+    # configurable: with no null tokens, "NA" is a value, and a non-conforming one
+    strict = suggest_pattern(triples, small_index, method="fmdv", r=0.2, m=5, null_tokens=())
+    assert strict is not None and strict.null_tokens == ()
+    assert not strict.validate(triples[:50] + ["NA"]).passed
+    assert PatternConstraint.from_dict(strict.to_dict()) == strict
+
+
+def test_a_column_of_null_tokens_gets_no_constraint(small_index):
+    assert suggest_pattern(["NA", "-", "N/A", " "] * 30, small_index) is None
 
 
 def test_suggest_refuses_empty_columns(small_index):

@@ -37,6 +37,7 @@ class _ToleranceRule:
     regex: str
     tolerance: float
     calls: list[tuple[int, int]]
+    null_tokens: tuple[str, ...] = ()
 
     def evaluate_counts(self, n_nonconforming: int, n_values: int) -> PatternDecision:
         self.calls.append((n_nonconforming, n_values))

@@ -14,13 +14,25 @@ def test_paper_example8_fpr_aggregation(tmp_path):
     # 5000 columns match h5; 4800 have FPR_D = 0 and 200 have FPR_D = 1%: FPR_T = 0.04%.
     # (Scaled down 100x: 48 pure columns, 2 with one non-matching value in 100.)
     pure = ["10:02:20 AM"] * 100
-    dirty = ["10:02:20 AM"] * 99 + ["n/a"]
+    dirty = ["10:02:20 AM"] * 99 + ["unknown"]
     out = tmp_path / "idx"
     write_local_index([pure] * 48 + [dirty] * 2, out, budget=10**6, ladder=(0.0,))
     with PatternIndex.open(out) as idx:
         stats = idx.lookup([H5])[H5]
     assert stats.cov == 50
     assert stats.fpr == pytest.approx(0.0004)
+
+
+def test_null_tokens_are_missing_values_not_impurity(tmp_path):
+    # "n/a", "NA", "" and "  " are missing (autovalidate.nulls): they count neither in |D|
+    # nor against a pattern, so these columns are as pure as the 100 times
+    col = ["10:02:20 AM"] * 96 + ["n/a", "NA", "", "  "]
+    out = tmp_path / "idx"
+    write_local_index([col] * 3, out, budget=10**6, ladder=(0.0,))
+    with PatternIndex.open(out) as idx:
+        stats = idx.lookup([H5, "<upper>{2}", "NA"])
+    assert stats[H5].cov == 3 and stats[H5].fpr == 0.0
+    assert "<upper>{2}" not in stats and "NA" not in stats
 
 
 def test_accumulators_merge_like_one():
