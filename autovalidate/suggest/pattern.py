@@ -76,8 +76,9 @@ def suggest_pattern(
     -------
     PatternConstraint or None
         ``None`` when no hypothesis is feasible (for example natural-language
-        columns) or every value is missing: never a match-anything pattern.  ``regex`` is anchored (full
-        match) and means the same in Python ``regex``, Java and RE2.
+        columns) or every value is missing: never a match-anything pattern.
+        ``regex`` is anchored (full match) and means the same in Python
+        ``regex``, Java and RE2.
 
     Raises
     ------
