@@ -19,7 +19,12 @@ from autovalidate.index.schema import (
     read_metadata,
 )
 
-__all__ = ["PatternIndex", "PatternStats"]
+__all__ = ["FprPrior", "PatternIndex", "PatternStats"]
+
+#: Patterns with at least this Cov_T fit the prior (their FPR_T rests on enough columns).
+PRIOR_MIN_COV = 20
+#: Fewer such patterns than this: no prior (Eq. 4 as it is).
+PRIOR_MIN_PATTERNS = 100
 
 
 class PatternStats(NamedTuple):
@@ -35,6 +40,54 @@ class PatternStats(NamedTuple):
 
     fpr: float
     cov: int
+
+
+class FprPrior(NamedTuple):
+    """An empirical-Bayes Beta prior of FPR_T, fitted on the index itself.
+
+    Eq. 4 estimates FPR_T(p) as the mean impurity of the Cov_T(p) corpus
+    columns p matches. On a lake of 10^4-10^6 columns, rather than the paper's
+    7.2M, many patterns rest on a handful of columns: two impure columns put
+    a pattern above r forever, two pure ones make it look certain. The
+    estimate here is the posterior mean of a Beta(``strength`` * ``mean``,
+    ``strength`` * (1 - ``mean``)) prior updated with the pattern's columns,
+    each column one observation of its impurity, plus ``pure`` columns of
+    impurity 0 (the training column itself, when it counts as evidence)::
+
+        FPR~(p) = (imp_sum(p) + strength * mean) / (Cov_T(p) + strength + pure)
+
+    which is Eq. 4 as Cov_T grows, and the prior mean where evidence is thin.
+    The prior is fitted by the method of moments on the FPR_T of the patterns
+    with Cov_T ≥ :data:`PRIOR_MIN_COV` (Casella, "An Introduction to
+    Empirical Bayes Data Analysis", The American Statistician 39(2), 1985;
+    the beta-binomial moment estimator): ``mean`` = their mean, ``strength``
+    = mean (1 - mean) / variance - 1, at least 0.
+
+    Attributes
+    ----------
+    mean
+        Prior mean of FPR_T, a fraction in [0, 1].
+    strength
+        Prior weight, in columns (α + β of the Beta prior); 0: no shrinkage.
+    """
+
+    mean: float
+    strength: float
+
+    def estimate(self, fpr: float, cov: int, pure: float = 0.0) -> float:
+        """The shrunk FPR_T of a pattern, a fraction in [0, 1].
+
+        Parameters
+        ----------
+        fpr, cov
+            The pattern's FPR_T (Eq. 4) and Cov_T in the index.
+        pure
+            Further columns of impurity 0 that count as evidence (weights).
+        """
+        denominator = cov + self.strength + pure
+        if denominator <= 0:
+            return fpr
+        return (fpr * cov + self.strength * self.mean) / denominator
 
 
 class PatternIndex:
@@ -57,6 +110,7 @@ class PatternIndex:
         self.metadata = metadata
         self._con = con
         self._lock = threading.Lock()
+        self._prior: FprPrior | None = None
 
     @classmethod
     def open(
@@ -175,6 +229,36 @@ class PatternIndex:
             finally:
                 self._con.unregister("_candidates")
         return {r[0]: PatternStats(float(r[2]), int(r[3])) for r in rows if r[0] == r[1]}
+
+    @property
+    def prior(self) -> FprPrior:
+        """The empirical-Bayes prior of FPR_T fitted on this index (see :class:`FprPrior`).
+
+        Fitted once, on first use, with one DuckDB query. An index with fewer
+        than :data:`PRIOR_MIN_PATTERNS` patterns of Cov_T ≥ :data:`PRIOR_MIN_COV`
+        gets strength 0: Eq. 4 as it is.
+
+        Raises
+        ------
+        IndexSchemaError
+            If the pattern files cannot be read.
+        """
+        if self._prior is None:
+            with self._lock:
+                try:
+                    n, mean, var = self._con.execute(
+                        "SELECT count(*), avg(fpr), var_pop(fpr) FROM patterns WHERE cov >= ?",
+                        [PRIOR_MIN_COV],
+                    ).fetchall()[0]
+                except duckdb.Error as exc:
+                    raise IndexSchemaError(
+                        str(self.path), f"cannot read pattern files: {exc}"
+                    ) from exc
+            if n < PRIOR_MIN_PATTERNS or not var:
+                self._prior = FprPrior(float(mean or 0.0), 0.0)
+            else:
+                self._prior = FprPrior(float(mean), max(0.0, mean * (1 - mean) / var - 1))
+        return self._prior
 
     def size(self) -> int:
         """Number of patterns in the index."""

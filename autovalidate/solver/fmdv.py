@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from autovalidate.errors import ParameterError
-from autovalidate.index.reader import PatternIndex
+from autovalidate.index.reader import PatternIndex, PatternStats
 from autovalidate.patterns.enumeration import MAX_TAU
 from autovalidate.patterns.hierarchy import escape_literal
 from autovalidate.patterns.render import pattern_regex
@@ -72,6 +72,11 @@ class SolverParams:
         ``"fpr"``: among feasible patterns, the least FPR_T (Eq. 5, FMDV as
         stated); ``"coverage"``: the least Cov_T, i.e. the most specific
         feasible pattern (the paper's CMDV alternative, §2.3).
+    train_weight
+        How many pure corpus columns the training column counts as, in the
+        shrunk FPR_T estimate (:class:`~autovalidate.index.reader.FprPrior`):
+        its retained values all match every hypothesis, so it is one more
+        column of impurity 0; 0 leaves it out.
 
     The defaults were chosen on AV-bench over the shared lake
     (docs/auto-validate.md): its FPR_T estimates have a floor near 0.1 (a
@@ -86,6 +91,7 @@ class SolverParams:
     theta: float = 0.1
     tau: int = 8
     objective: str = "coverage"
+    train_weight: float = 1.0
 
     def check(self, index: PatternIndex) -> None:
         """Raise :class:`ParameterError` if a parameter is out of range for ``index``."""
@@ -97,6 +103,8 @@ class SolverParams:
             raise ParameterError(f"theta must be in [0, 1), got {self.theta}")
         if not 1 <= self.tau <= MAX_TAU:
             raise ParameterError(f"tau must be in [1, {MAX_TAU}], got {self.tau}")
+        if self.train_weight < 0:
+            raise ParameterError(f"train_weight must be at least 0, got {self.train_weight}")
         if self.objective not in OBJECTIVES:
             raise ParameterError(
                 f"objective must be one of {', '.join(OBJECTIVES)}; got {self.objective!r}"
@@ -235,6 +243,12 @@ def solve(
         spaces.extend(space for space, _ in variant.segments.values())
     lookups = search(spaces, index, min_cov=params.min_cov) if spaces else 0
     candidates = sum(len(s.found) for s in spaces)
+    prior = index.prior
+    for space in spaces:
+        space.found = {
+            p: PatternStats(prior.estimate(st.fpr, st.cov, params.train_weight), st.cov)
+            for p, st in space.found.items()
+        }
     for variant in variants:
         choices = {}
         for (s, e), (space, optional) in variant.segments.items():

@@ -43,7 +43,9 @@ class Hypothesis:
     pattern
         Canonical pattern string.
     fpr
-        FPR_T, a fraction in [0, 1] (Eq. 4).
+        FPR_T, a fraction in [0, 1]: Eq. 4 as the index holds it while the
+        search runs; the shrunk estimate of
+        :class:`~autovalidate.index.reader.FprPrior` once ``solve`` chooses.
     cov
         Cov_T, corpus columns matching (Eq. 7).
     """

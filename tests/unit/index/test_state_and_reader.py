@@ -100,3 +100,44 @@ def test_lookup_on_files_removed_after_open_raises_an_index_error(tmp_path):
             idx.lookup(["<lower>{2}"])
         with pytest.raises(IndexSchemaError):
             idx.size()
+
+
+def test_fpr_prior_shrinks_thin_evidence_and_fades_with_coverage():
+    from autovalidate.index.reader import FprPrior
+
+    prior = FprPrior(mean=0.2, strength=2.0)
+    # two impure columns: neither trusted (0.5) nor dismissed
+    assert prior.estimate(0.5, 2) == pytest.approx((1.0 + 0.4) / 4)
+    # a pure column of the user's counts as one more observation of impurity 0
+    assert prior.estimate(0.5, 2, pure=1) < prior.estimate(0.5, 2)
+    # thousands of columns: Eq. 4 itself
+    assert prior.estimate(0.5, 5000) == pytest.approx(0.5, abs=1e-3)
+    assert FprPrior(0.2, 0.0).estimate(0.5, 2) == 0.5
+
+
+def test_fpr_prior_is_fitted_on_the_index_by_moments(tmp_path):
+    # 120 distinct two-letter codes, each the constant of 25 columns (so Cov_T >= 20),
+    # 5 of which pure and 20 with a fifth of their values outside the code
+    cols = []
+    for i in range(120):
+        code = chr(65 + i // 26) + chr(97 + i % 26) + "Q"
+        impure = [code] * 8 + [f"x{i}"] * 2
+        cols += [[code] * 10] * (5 + i % 3) + [impure] * 20
+    out = tmp_path / "idx"
+    write_local_index(cols, out, budget=10**6, ladder=(0.0,))
+    with PatternIndex.open(out) as idx:
+        prior = idx.prior
+        con = idx._con
+        fprs = [r[0] for r in con.execute("SELECT fpr FROM patterns WHERE cov >= 20").fetchall()]
+    mean = sum(fprs) / len(fprs)
+    var = sum((f - mean) ** 2 for f in fprs) / len(fprs)
+    assert prior.mean == pytest.approx(mean)
+    assert prior.strength == pytest.approx(max(0.0, mean * (1 - mean) / var - 1))
+    assert prior.strength > 0
+
+
+def test_no_prior_on_an_index_too_small_to_fit_one(tmp_path):
+    out = tmp_path / "idx"
+    write_local_index([["a-1", "b-2"]] * 3, out, budget=10**6, ladder=(0.0,))
+    with PatternIndex.open(out) as idx:
+        assert idx.prior.strength == 0.0
