@@ -43,7 +43,7 @@ from autovalidate.io import column_values, is_value_sequence
 from autovalidate.metrics.base import Analyzer
 from autovalidate.metrics.strings import PatternConformance
 from autovalidate.nulls import DEFAULT_NULL_TOKENS
-from autovalidate.patterns.render import pattern_regex, render_body
+from autovalidate.patterns.render import describe_pattern, pattern_regex, render_body
 
 __all__ = [
     "CONSTRAINT_KIND",
@@ -148,6 +148,13 @@ class PatternConstraint:
     params: dict[str, Any] = field(default_factory=dict)
     index: dict[str, Any] = field(default_factory=dict)
     null_tokens: tuple[str, ...] = DEFAULT_NULL_TOKENS
+
+    @property
+    def description(self) -> str:
+        """The pattern in words, e.g. ``5 digits '-' 4 digits`` (:func:`describe_pattern`)."""
+        if not self.segments:
+            return describe_pattern(self.pattern)
+        return describe_pattern([(s["pattern"], bool(s.get("optional"))) for s in self.segments])
 
     @property
     def theta_train(self) -> float:

@@ -240,6 +240,7 @@ def _suggest_pattern(
                 "column": column,
                 "values": n_values,
                 "constraint": constraint.to_dict() if constraint else None,
+                "description": constraint.description if constraint else None,
                 "reason": None
                 if constraint
                 else "no feasible hypothesis pattern (FPR > r or coverage < m)",
@@ -259,6 +260,7 @@ def _suggest_pattern(
     table = Table(show_header=False, box=None)
     table.add_row("column", f"{column} ({n_values:,} non-null values)")
     table.add_row("pattern", constraint.pattern)
+    table.add_row("reads", constraint.description)
     table.add_row("regex", constraint.regex)
     table.add_row("estimated FPR", f"{constraint.fpr:.4f}")
     table.add_row(

@@ -27,7 +27,7 @@ from typing import NamedTuple
 
 from autovalidate.errors import ParameterError
 
-__all__ = ["Element", "parse_pattern", "pattern_regex", "render_body"]
+__all__ = ["Element", "describe_pattern", "parse_pattern", "pattern_regex", "render_body"]
 
 _CLASS_REGEX = {
     "digit": "[0-9]",
@@ -42,6 +42,17 @@ _BARE_REGEX = {
     "num": r"[+\-]?[0-9]+(?:\.[0-9]+)?",
     "symbol": r"[^\p{L}0-9]",
 }
+#: Words for a class: (one, many).
+_CLASS_WORDS = {
+    "digit": ("digit", "digits"),
+    "letter": ("letter", "letters"),
+    "upper": ("uppercase letter", "uppercase letters"),
+    "lower": ("lowercase letter", "lowercase letters"),
+    "alphanum": ("letter or digit", "letters or digits"),
+    "hex-lower": ("lowercase hex digit", "lowercase hex digits"),
+    "hex-upper": ("uppercase hex digit", "uppercase hex digits"),
+}
+_BARE_WORDS = {"num": "a number", "symbol": "a symbol"}
 _PUNCT = frozenset(string.punctuation)
 _ASCII_ALNUM = frozenset(string.ascii_letters + string.digits)
 
@@ -154,3 +165,49 @@ def pattern_regex(segments: list[tuple[str, bool]] | str) -> str:
         f"(?:{render_body(p)})?" if optional else render_body(p) for p, optional in segments
     )
     return rf"\A(?:{body})\z"
+
+
+def describe_pattern(segments: list[tuple[str, bool]] | str) -> str:
+    """A short reading of a pattern for people: ``<digit>{5}-<digit>{4}`` is ``5 digits '-' 4 digits``.
+
+    Parameters
+    ----------
+    segments
+        A canonical pattern string, or ``(pattern, optional)`` segments as for
+        :func:`pattern_regex`; an optional segment reads ``[...]``.
+
+    Returns
+    -------
+    str
+        Classes as counted words (``1+ digits`` for ``<digit>+``), literal
+        runs quoted, elements separated by spaces.
+
+    Raises
+    ------
+    ParameterError
+        If a pattern is not canonical.
+    """
+    if isinstance(segments, str):
+        segments = [(segments, False)]
+    parts = []
+    for pattern, optional in segments:
+        words: list[str] = []
+        literal = ""
+        for el in parse_pattern(pattern):
+            if el.kind == "literal":
+                literal += el.text
+                continue
+            if literal:
+                words.append(repr(literal))
+                literal = ""
+            if el.kind == "bare":
+                words.append(_BARE_WORDS[el.text])
+            else:
+                one, many = _CLASS_WORDS[el.text]
+                q = el.quantifier
+                words.append(f"1+ {many}" if q == "+" else f"1 {one}" if q == 1 else f"{q} {many}")
+        if literal:
+            words.append(repr(literal))
+        text = " ".join(words)
+        parts.append(f"[{text}]" if optional else text)
+    return " ".join(parts)

@@ -22,7 +22,7 @@ from autovalidate.patterns.render import pattern_regex
 from autovalidate.patterns.tokens import tokenize
 
 ALPHABET = (
-    "abcXYZ"  # ASCII letters
+    "abcDEXYZ"  # ASCII letters (hexadecimal digits of both cases among them)
     "éÉßǅŉ"  # Latin with case quirks (titlecase, no-case)
     "ΣσЖж中文ひらカナ한글"  # other scripts, caseless ones too
     "0189"  # ASCII digits

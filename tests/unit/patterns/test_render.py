@@ -30,3 +30,15 @@ def test_optional_segments():
 def test_malformed_patterns_are_refused(bad):
     with pytest.raises(ParameterError):
         parse_pattern(bad)
+
+
+def test_patterns_read_as_words():
+    from autovalidate.patterns.render import describe_pattern
+
+    assert describe_pattern("<digit>{5}") == "5 digits"
+    assert describe_pattern("<digit>{5}-<digit>{4}") == "5 digits '-' 4 digits"
+    assert describe_pattern("<hex-lower>{8}") == "8 lowercase hex digits"
+    assert describe_pattern("ID<digit>+") == "'ID' 1+ digits"
+    assert describe_pattern([("<upper>{2}", False), ("-<digit>{1}", True)]) == (
+        "2 uppercase letters ['-' 1 digit]"
+    )
