@@ -168,7 +168,7 @@ def pattern_regex(segments: list[tuple[str, bool]] | str) -> str:
 
 
 def describe_pattern(segments: list[tuple[str, bool]] | str) -> str:
-    """A short reading of a pattern for people: ``<digit>{5}-<digit>{4}`` is ``5 digits '-' 4 digits``.
+    """A short reading of a pattern: ``<digit>{5}-<digit>{4}`` is ``5 digits '-' 4 digits``.
 
     Parameters
     ----------
