@@ -110,8 +110,10 @@ class PatternConstraint:
     pattern
         The canonical pattern string (optional segments in ``(...)?``).
     segments
-        Per segment: ``pattern``, ``regex`` (unanchored), ``fpr`` (FPR_T, a
-        fraction), ``cov`` (Cov_T, columns), ``optional``.
+        Per segment: ``pattern``, ``regex`` (unanchored), ``fpr`` (the shrunk
+        FPR_T estimate, a fraction), ``cov`` (Cov_T, columns), ``optional``;
+        in a multi-format pattern also ``branch``, the 0-based format the
+        segment belongs to (formats in order, the regex accepts any one).
     fpr
         Σ FPR_T of the segments: the estimated false-positive rate per value.
     method
@@ -154,7 +156,7 @@ class PatternConstraint:
         """The pattern in words, e.g. ``5 digits '-' 4 digits`` (:func:`describe_pattern`)."""
         if not self.segments:
             return describe_pattern(self.pattern)
-        return describe_pattern([(s["pattern"], bool(s.get("optional"))) for s in self.segments])
+        return describe_pattern(branches=_branches(self))
 
     @property
     def theta_train(self) -> float:
@@ -372,7 +374,8 @@ def rendered_regex(constraint: PatternConstraint) -> str:
     -------
     str
         :func:`~autovalidate.patterns.render.pattern_regex` of the segments
-        (or of :attr:`PatternConstraint.pattern` when there are none).
+        (per format, for a multi-format pattern), or of
+        :attr:`PatternConstraint.pattern` when there are none.
 
     Raises
     ------
@@ -383,21 +386,46 @@ def rendered_regex(constraint: PatternConstraint) -> str:
     try:
         if not constraint.segments:
             return pattern_regex(constraint.pattern)
-        parts = []
-        for i, segment in enumerate(constraint.segments):
-            if not isinstance(segment, dict) or not isinstance(segment.get("pattern"), str):
-                raise ConstraintFormatError(f"segment {i}: needs 'pattern', a string")
-            pattern, optional = segment["pattern"], bool(segment.get("optional", False))
-            if segment.get("regex", render_body(pattern)) != render_body(pattern):
-                raise ConstraintFormatError(
-                    f"segment {i}: regex {segment['regex']!r} is not the one {pattern} renders to"
-                )
-            parts.append((pattern, optional))
-        spelled = "".join(f"({p})?" if optional else p for p, optional in parts)
-        if spelled != constraint.pattern:
+        branches = _branches(constraint)
+        spelled = [
+            "".join(f"({p})?" if optional else p for p, optional in branch) for branch in branches
+        ]
+        pattern = spelled[0] if len(spelled) == 1 else "|".join(f"({p})" for p in spelled)
+        if pattern != constraint.pattern:
             raise ConstraintFormatError(
-                f"pattern {constraint.pattern!r} is not its segments' {spelled!r}"
+                f"pattern {constraint.pattern!r} is not its segments' {pattern!r}"
             )
-        return pattern_regex(parts)
+        return pattern_regex(branches=branches)
     except ParameterError as exc:
         raise ConstraintFormatError(f"not a pattern of the pattern language: {exc}") from exc
+
+
+def _branches(constraint: PatternConstraint) -> list[list[tuple[str, bool]]]:
+    """The ``(pattern, optional)`` segments of each format, checking each segment.
+
+    Raises
+    ------
+    ConstraintFormatError
+        If a segment is malformed, its regex is not its pattern's, or its
+        ``branch`` numbers do not count up from 0 in order.
+    ParameterError
+        If a segment's pattern is not canonical.
+    """
+    branches: list[list[tuple[str, bool]]] = []
+    for i, segment in enumerate(constraint.segments):
+        if not isinstance(segment, dict) or not isinstance(segment.get("pattern"), str):
+            raise ConstraintFormatError(f"segment {i}: needs 'pattern', a string")
+        pattern, optional = segment["pattern"], bool(segment.get("optional", False))
+        if segment.get("regex", render_body(pattern)) != render_body(pattern):
+            raise ConstraintFormatError(
+                f"segment {i}: regex {segment['regex']!r} is not the one {pattern} renders to"
+            )
+        branch = segment.get("branch", 0)
+        if branch == len(branches):
+            branches.append([])
+        elif branch != len(branches) - 1:
+            raise ConstraintFormatError(
+                f"segment {i}: branch {branch!r} out of order (formats count up from 0)"
+            )
+        branches[-1].append((pattern, optional))
+    return branches

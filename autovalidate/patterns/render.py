@@ -145,7 +145,12 @@ def render_body(pattern: str) -> str:
     return "".join(parts)
 
 
-def pattern_regex(segments: list[tuple[str, bool]] | str) -> str:
+Segments = list[tuple[str, bool]]
+
+
+def pattern_regex(
+    segments: Segments | str | None = None, *, branches: list[Segments] | None = None
+) -> str:
     r"""The fully anchored portable regex of a pattern.
 
     Parameters
@@ -153,28 +158,34 @@ def pattern_regex(segments: list[tuple[str, bool]] | str) -> str:
     segments
         A canonical pattern string, or a list of ``(pattern, optional)``
         segments (a vertical cut); an optional segment may be absent as a whole.
+    branches
+        For a multi-format pattern, its formats (each a list of segments;
+        ``segments`` is then ignored): the regex accepts a value matching any
+        one of them, ``\A(?:b1|b2)\z``.
 
     Returns
     -------
     str
         ``\A(?:...)\z``; full-match semantics in Python ``regex``, Java and RE2.
     """
-    if isinstance(segments, str):
-        segments = [(segments, False)]
-    body = "".join(
-        f"(?:{render_body(p)})?" if optional else render_body(p) for p, optional in segments
+    branches = _branches(segments, branches)
+    body = "|".join(
+        "".join(f"(?:{render_body(p)})?" if optional else render_body(p) for p, optional in b)
+        for b in branches
     )
     return rf"\A(?:{body})\z"
 
 
-def describe_pattern(segments: list[tuple[str, bool]] | str) -> str:
+def describe_pattern(
+    segments: Segments | str | None = None, *, branches: list[Segments] | None = None
+) -> str:
     """A short reading of a pattern: ``<digit>{5}-<digit>{4}`` is ``5 digits '-' 4 digits``.
 
     Parameters
     ----------
-    segments
-        A canonical pattern string, or ``(pattern, optional)`` segments as for
-        :func:`pattern_regex`; an optional segment reads ``[...]``.
+    segments, branches
+        As for :func:`pattern_regex`; an optional segment reads ``[...]``, and
+        the formats of a multi-format pattern are joined by ``, or ``.
 
     Returns
     -------
@@ -187,27 +198,35 @@ def describe_pattern(segments: list[tuple[str, bool]] | str) -> str:
     ParameterError
         If a pattern is not canonical.
     """
-    if isinstance(segments, str):
-        segments = [(segments, False)]
-    parts = []
-    for pattern, optional in segments:
-        words: list[str] = []
-        literal = ""
-        for el in parse_pattern(pattern):
-            if el.kind == "literal":
-                literal += el.text
-                continue
-            if literal:
-                words.append(repr(literal))
-                literal = ""
-            if el.kind == "bare":
-                words.append(_BARE_WORDS[el.text])
-            else:
-                one, many = _CLASS_WORDS[el.text]
-                q = el.quantifier
-                words.append(f"1+ {many}" if q == "+" else f"1 {one}" if q == 1 else f"{q} {many}")
+    branches = _branches(segments, branches)
+    return ", or ".join(" ".join(_describe(p, o) for p, o in b) for b in branches)
+
+
+def _branches(segments: Segments | str | None, branches: list[Segments] | None) -> list[Segments]:
+    if branches is not None:
+        return branches
+    if segments is None:
+        raise ParameterError("a pattern needs segments or branches")
+    return [[(segments, False)] if isinstance(segments, str) else segments]
+
+
+def _describe(pattern: str, optional: bool) -> str:
+    words: list[str] = []
+    literal = ""
+    for el in parse_pattern(pattern):
+        if el.kind == "literal":
+            literal += el.text
+            continue
         if literal:
             words.append(repr(literal))
-        text = " ".join(words)
-        parts.append(f"[{text}]" if optional else text)
-    return " ".join(parts)
+            literal = ""
+        if el.kind == "bare":
+            words.append(_BARE_WORDS[el.text])
+        else:
+            one, many = _CLASS_WORDS[el.text]
+            q = el.quantifier
+            words.append(f"1+ {many}" if q == "+" else f"1 {one}" if q == 1 else f"{q} {many}")
+    if literal:
+        words.append(repr(literal))
+    text = " ".join(words)
+    return f"[{text}]" if optional else text

@@ -19,6 +19,17 @@
   discarded, one at a time, while at most θ of the values are discarded; the
   first retained set (largest first) for which FMDV (resp. FMDV-V) is feasible
   gives the answer.  Deciding FMDV-H exactly is NP-hard (Theorem 2).
+* **Multi-format columns** (beyond the paper): where no single pattern is
+  feasible but the values split by their separators into at most three
+  formats (two date formats; IPv4 addresses and host names), each holding
+  several distinct values and each with a feasible pattern of its own, the
+  answer is the bounded disjunction of those patterns, with per-branch
+  evidence.  A separator is literal in hierarchy version 2, so this is how a
+  column whose separators vary keeps a constraint.
+* **FPR_T** is the empirical-Bayes estimate of
+  :class:`~autovalidate.index.reader.FprPrior`, with the training column as
+  one more pure column: Eq. 4 where the corpus has many columns of a
+  pattern, the prior where it has few.
 
 All candidate retained sets and all segments are searched together, so a
 query costs a handful of DuckDB lookups (see :mod:`.search`).  Everything
@@ -47,6 +58,11 @@ METHODS = ("fmdv", "fmdv-v", "fmdv-h", "fmdv-vh")
 OBJECTIVES = ("fpr", "coverage")
 #: Most retained sets an H variant tries (each drops one more rare group).
 MAX_VARIANTS = 8
+#: Most formats of a multi-format pattern (issue "pattern quality v2", item 5).
+MAX_BRANCHES = 3
+#: Fewest distinct values of a format that may be a branch: one value is a
+#: constant, not a format (prose splits into "formats" of one sentence each).
+MIN_BRANCH_DISTINCT = 2
 
 
 @dataclass(frozen=True)
@@ -77,6 +93,9 @@ class SolverParams:
         shrunk FPR_T estimate (:class:`~autovalidate.index.reader.FprPrior`):
         its retained values all match every hypothesis, so it is one more
         column of impurity 0; 0 leaves it out.
+    max_branches
+        Most formats of a multi-format pattern, in [1, 3]; 1 turns the
+        multi-format search off.
 
     The defaults were chosen on AV-bench over the shared lake
     (docs/auto-validate.md): its FPR_T estimates have a floor near 0.1 (a
@@ -92,6 +111,7 @@ class SolverParams:
     tau: int = 8
     objective: str = "coverage"
     train_weight: float = 1.0
+    max_branches: int = 3
 
     def check(self, index: PatternIndex) -> None:
         """Raise :class:`ParameterError` if a parameter is out of range for ``index``."""
@@ -103,6 +123,10 @@ class SolverParams:
             raise ParameterError(f"theta must be in [0, 1), got {self.theta}")
         if not 1 <= self.tau <= MAX_TAU:
             raise ParameterError(f"tau must be in [1, {MAX_TAU}], got {self.tau}")
+        if not 1 <= self.max_branches <= MAX_BRANCHES:
+            raise ParameterError(
+                f"max_branches must be in [1, {MAX_BRANCHES}], got {self.max_branches}"
+            )
         if self.train_weight < 0:
             raise ParameterError(f"train_weight must be at least 0, got {self.train_weight}")
         if self.objective not in OBJECTIVES:
@@ -124,8 +148,9 @@ class Solution:
     ----------
     method
         One of :data:`METHODS`.
-    segments
-        The chosen segments in order (one, for FMDV and FMDV-H).
+    branches
+        The chosen segments in order (one, for FMDV and FMDV-H), per format:
+        one format, or up to ``max_branches`` for a multi-format column.
     retained
         Fraction of the training values kept by the horizontal cut (1 without).
     lookups
@@ -135,28 +160,41 @@ class Solution:
     """
 
     method: str
-    segments: tuple[SegmentChoice, ...]
+    branches: tuple[tuple[SegmentChoice, ...], ...]
     retained: float
     lookups: int
     candidates: int
 
     @property
+    def segments(self) -> tuple[SegmentChoice, ...]:
+        """Every branch's segments, in order (a single-format solution's segments)."""
+        return tuple(s for branch in self.branches for s in branch)
+
+    @property
     def pattern(self) -> str:
-        """The canonical pattern, segments concatenated (optional ones in ``(...)?``)."""
-        return "".join(
-            f"({s.hypothesis.pattern})?" if s.optional else s.hypothesis.pattern
-            for s in self.segments
-        )
+        """The canonical pattern: segments concatenated (optional ones in ``(...)?``).
+
+        A multi-format pattern spells its formats as ``(p1)|(p2)``.
+        """
+        spelled = [
+            "".join(
+                f"({s.hypothesis.pattern})?" if s.optional else s.hypothesis.pattern for s in branch
+            )
+            for branch in self.branches
+        ]
+        return spelled[0] if len(spelled) == 1 else "|".join(f"({p})" for p in spelled)
 
     @property
     def regex(self) -> str:
         """The fully anchored portable regex (see :mod:`autovalidate.patterns.render`)."""
-        return pattern_regex([(s.hypothesis.pattern, s.optional) for s in self.segments])
+        return pattern_regex(
+            branches=[[(s.hypothesis.pattern, s.optional) for s in b] for b in self.branches]
+        )
 
     @property
     def fpr(self) -> float:
-        """Σ FPR_T over the segments."""
-        return sum(s.hypothesis.fpr for s in self.segments)
+        """Σ FPR_T over the segments; the largest over the formats of a multi-format one."""
+        return max(sum(s.hypothesis.fpr for s in branch) for branch in self.branches)
 
 
 @dataclass
@@ -201,6 +239,9 @@ def solve(
     Solution or None
         ``None`` when no hypothesis is feasible (natural-language columns,
         too little corpus evidence): no constraint rather than a weak one.
+        Where no single pattern is feasible but the values split into at most
+        ``params.max_branches`` formats (by their separators) that each have a
+        feasible pattern, a multi-format solution: one branch per format.
 
     Raises
     ------
@@ -216,9 +257,70 @@ def solve(
     params = params or SolverParams()
     params.check(index)
     counts = Counter(values)
-    n = sum(counts.values())
-    if n == 0:
+    if not counts:
         return None
+    single = _solve_format(counts, index, method, params)
+    if single is not None or params.max_branches < 2:
+        return single
+    return _solve_formats(counts, index, method, params)
+
+
+def _format_key(value: str) -> str:
+    """A value's format for the multi-format search: its symbol characters, in order."""
+    return "".join(t.text for t in tokenize(value) if t.kind == "S")
+
+
+def _solve_formats(
+    counts: Counter[str], index: PatternIndex, method: str, params: SolverParams
+) -> Solution | None:
+    """A bounded disjunction: the largest formats, each solved as a column of its own.
+
+    The values are grouped by :func:`_format_key`, largest group first; as few
+    groups as cover all values (all but θ of them, for a horizontal-cut
+    method) become the branches, at most ``params.max_branches`` and at least
+    two, and each must hold :data:`MIN_BRANCH_DISTINCT` distinct values and
+    have a feasible solution of its own, with its own corpus evidence
+    (FPR_T ≤ r, Cov_T ≥ m per segment): never match-anything.
+    """
+    groups: dict[str, Counter[str]] = {}
+    for value, weight in counts.items():
+        groups.setdefault(_format_key(value), Counter())[value] = weight
+    if len(groups) < 2:
+        return None
+    n = sum(counts.values())
+    tolerance = params.theta if method in ("fmdv-h", "fmdv-vh") else 0.0
+    ordered = sorted(groups.items(), key=lambda kv: (-sum(kv[1].values()), kv[0]))
+    chosen: list[Counter[str]] = []
+    covered = 0
+    for _, group in ordered:
+        if covered >= n * (1.0 - tolerance) - 1e-9 or len(chosen) == params.max_branches:
+            break
+        chosen.append(group)
+        covered += sum(group.values())
+    if len(chosen) < 2 or covered < n * (1.0 - tolerance) - 1e-9:
+        return None
+    solutions = []
+    for group in chosen:
+        if len(group) < MIN_BRANCH_DISTINCT:
+            return None
+        solution = _solve_format(group, index, method, params)
+        if solution is None:
+            return None
+        solutions.append((solution, sum(group.values())))
+    return Solution(
+        method,
+        tuple(b for sol, _ in solutions for b in sol.branches),
+        sum(sol.retained * weight for sol, weight in solutions) / n,
+        sum(sol.lookups for sol, _ in solutions),
+        sum(sol.candidates for sol, _ in solutions),
+    )
+
+
+def _solve_format(
+    counts: Counter[str], index: PatternIndex, method: str, params: SolverParams
+) -> Solution | None:
+    """FMDV (or a variant) for values of one format, with repetitions in ``counts``."""
+    n = sum(counts.values())
     rows = []
     for value, weight in counts.items():
         tokens = tokenize(value)
@@ -261,7 +363,7 @@ def solve(
             choices.setdefault((s, e), SegmentChoice(s, e, Hypothesis(literal, 0.0, 0)))
         chosen = best_segmentation(variant.width, choices, max_fpr=params.max_fpr)
         if chosen is not None:
-            return Solution(method, tuple(chosen), variant.retained, lookups, candidates)
+            return Solution(method, (tuple(chosen),), variant.retained, lookups, candidates)
     return None
 
 

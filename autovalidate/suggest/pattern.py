@@ -122,8 +122,10 @@ def suggest_pattern(
                 "fpr": s.hypothesis.fpr,
                 "cov": s.hypothesis.cov,
                 "optional": s.optional,
+                **({"branch": b} if len(solution.branches) > 1 else {}),
             }
-            for s in solution.segments
+            for b, branch in enumerate(solution.branches)
+            for s in branch
         ),
         fpr=solution.fpr,
         method=method,

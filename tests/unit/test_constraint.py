@@ -219,3 +219,21 @@ def test_a_pattern_constraint_added_to_a_check_is_adapted_or_refused_at_once():
         Check(CheckLevel.ERROR, "x").add_constraint(anonymous)
     with pytest.raises(TypeError, match="not str"):
         Check(CheckLevel.ERROR, "x").add_constraint("is_complete")
+
+
+def test_a_multi_format_constraint_round_trips_and_checks_its_formats(small_index):
+    import random
+
+    rng = random.Random(5)
+    dates = [f"{rng.randint(1, 12):02d}/{rng.randint(1, 28):02d}/2019" for _ in range(30)]
+    times = [f"{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:00" for _ in range(30)]
+    c = suggest_pattern(dates + times, small_index, method="fmdv", r=0.2, m=5)
+    assert c is not None and [s.get("branch") for s in c.segments] == [0, 1]
+    assert ", or " in c.description
+    assert PatternConstraint.from_dict(c.to_dict()) == c
+    assert c.validate(dates[:5] + times[:5]).passed
+    assert not c.validate(["12-01-2019"]).passed
+    d = c.to_dict()
+    d["segments"][1]["branch"] = 2
+    with pytest.raises(ConstraintFormatError):
+        PatternConstraint.from_dict(d)

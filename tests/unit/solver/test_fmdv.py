@@ -1,3 +1,5 @@
+from dataclasses import replace
+
 import pytest
 import regex
 
@@ -86,3 +88,30 @@ def test_parameters_are_checked(small_index):
         solve(["a"], small_index, params=SolverParams(theta=1.0))
     with pytest.raises(ParameterError):
         solve(["a"], small_index, params=SolverParams(objective="recall"))
+
+
+def test_a_column_of_two_formats_gets_a_bounded_disjunction(small_index):
+    import random
+
+    import regex
+
+    rng = random.Random(3)
+    dates = [f"{rng.randint(1, 12):02d}/{rng.randint(1, 28):02d}/2019" for _ in range(30)]
+    times = [f"{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:00" for _ in range(30)]
+    train = [v for pair in zip(dates, times, strict=True) for v in pair]
+    s = solve(train, small_index, method="fmdv", params=LOOSE)
+    assert s is not None and len(s.branches) == 2
+    assert s.pattern.startswith("(") and ")|(" in s.pattern
+    rx = regex.compile(s.regex)
+    assert all(rx.fullmatch(v) for v in train)
+    for drifted in ["12-01-2019", "12:01", "1/2/2019", "12:01:00 AM", "12/01/2019 12:01:00"]:
+        assert not rx.fullmatch(drifted), drifted
+    # the same values with the multi-format search off: no single pattern is feasible
+    assert solve(train, small_index, method="fmdv", params=replace(LOOSE, max_branches=1)) is None
+    with pytest.raises(ParameterError):
+        solve(train, small_index, params=SolverParams(max_branches=4))
+
+
+def test_a_single_value_is_no_format(small_index):
+    dates = [f"{m:02d}/{d:02d}/2019" for m in range(1, 13) for d in (1, 15)]
+    assert solve(dates + ["12:30:00"], small_index, method="fmdv", params=LOOSE) is None
