@@ -40,6 +40,7 @@ import pyarrow as pa
 import regex
 
 from autovalidate import drift_test
+from autovalidate.nulls import WHITESPACE_REGEX
 
 __all__ = [
     "Case",
@@ -115,6 +116,11 @@ class Rule:
         The rule accepts every value, or (PWheel and SM) its structure is the
         catch-all ξ* after at most a prefix: it does not count as a pattern
         rule for the applicable subset.
+    missing
+        Of an RE2 regex rule: texts the rule reads as missing values (the
+        product's null tokens), which, like empty or whitespace-only values,
+        it counts neither as non-conforming nor among a batch's values, as
+        the rule's own validation does.
     """
 
     kind: str
@@ -126,11 +132,12 @@ class Rule:
     constraint: Any = None
     match_anything: bool = False
     dialect: str = "re2"
+    missing: tuple[str, ...] = ()
 
     def key(self) -> tuple:
         """Identity of what must be counted (rules sharing it share the counts)."""
         if self.kind == "regex":
-            return ("regex", self.dialect, self.regex)
+            return ("regex", self.dialect, self.regex, self.missing)
         return ("dictionary", self.values)
 
 
@@ -263,18 +270,28 @@ class RuleCounter:
         parts = []
         for k, rule in enumerate(rules):
             literal = "'" + str(rule.regex).replace("'", "''") + "'"
-            bad = f"NOT regexp_full_match(value, {literal})"
+            present = "true"
+            if rule.missing:
+                tokens = ", ".join("'" + t.replace("'", "''") + "'" for t in rule.missing)
+                blank = "'" + WHITESPACE_REGEX.replace("'", "''") + "'"
+                present = f"NOT (value IN ({tokens}) OR regexp_full_match(value, {blank}))"
+            bad = f"{present} AND NOT regexp_full_match(value, {literal})"
             parts.append(
                 f"coalesce(sum(n) FILTER (WHERE {bad}), 0) AS f{k}, "
-                f"coalesce(sum(n) FILTER (WHERE is_test AND {bad}), 0) AS t{k}"
+                f"coalesce(sum(n) FILTER (WHERE is_test AND {bad}), 0) AS t{k}, "
+                f"coalesce(sum(n) FILTER (WHERE {present}), 0) AS nf{k}, "
+                f"coalesce(sum(n) FILTER (WHERE is_test AND {present}), 0) AS nt{k}"
             )
         rows = self._con.execute(
             f"SELECT col, {', '.join(parts)} FROM vals GROUP BY col"
         ).fetchall()
         for k, rule in enumerate(rules):
-            self._cache[rule.key()] = self._counts(
-                (row[0], row[1 + 2 * k], row[2 + 2 * k]) for row in rows
-            )
+            counts = self._counts((row[0], row[1 + 4 * k], row[2 + 4 * k]) for row in rows)
+            if rule.missing:
+                for row in rows:
+                    counts.n_full[row[0]] = int(row[3 + 4 * k])
+                    counts.n_test[row[0]] = int(row[4 + 4 * k])
+            self._cache[rule.key()] = counts
 
     def _count_python(self, rule: Rule) -> None:
         if self._distinct is None:

@@ -30,4 +30,5 @@ class FmdvMethod:
             regex=constraint.regex,
             decision="constraint",
             constraint=constraint,
+            missing=constraint.null_tokens,
         )
