@@ -144,32 +144,25 @@ def quoted(value: str, rng: random.Random) -> str | None:
     return q + value + q
 
 
-def _fields(value: str, rng: random.Random) -> tuple[str, list[str]] | None:
-    present = [s for s in _separators(value) if len(value.split(s)) >= 2]
+def _edit_field(value: str, rng: random.Random, repeat: bool) -> str | None:
+    """Split on one separator the value has (random choice), then drop or repeat one field."""
+    present = _separators(value)
     if not present:
         return None
     sep = rng.choice(present)
-    return sep, value.split(sep)
+    parts = value.split(sep)
+    k = rng.randrange(len(parts))
+    return sep.join(parts[: k + 1] + parts[k:] if repeat else parts[:k] + parts[k + 1 :])
 
 
 def field_dropped(value: str, rng: random.Random) -> str | None:
     """One field of a delimited value dropped (``a-b-c`` -> ``a-c``)."""
-    split = _fields(value, rng)
-    if split is None:
-        return None
-    sep, parts = split
-    k = rng.randrange(len(parts))
-    return sep.join(parts[:k] + parts[k + 1 :])
+    return _edit_field(value, rng, repeat=False)
 
 
 def field_repeated(value: str, rng: random.Random) -> str | None:
     """One field of a delimited value repeated (``a-b-c`` -> ``a-b-b-c``)."""
-    split = _fields(value, rng)
-    if split is None:
-        return None
-    sep, parts = split
-    k = rng.randrange(len(parts))
-    return sep.join(parts[: k + 1] + parts[k:])
+    return _edit_field(value, rng, repeat=True)
 
 
 def _plausible(day: str, month: str) -> bool:
