@@ -145,3 +145,27 @@ def test_full_match_verdicts_in_every_dialect():
     assert ok[(re2.key(), "12")] and not ok[(re2.key(), "1a")]
     assert ok[(py.key(), "3")]
     assert ok[(words.key(), "a")] and not ok[(words.key(), "b")]
+
+
+def test_real_errors_learn_on_the_first_tenth_and_count_error_cells(tmp_path):
+    from benchmarks.avbench import real_errors
+
+    table = tmp_path / "t"
+    table.mkdir()
+    codes = [f"A{k:02d}" for k in range(20)]
+    dirty = list(codes)
+    dirty[5], dirty[6], dirty[7] = "a05", "", "A07 "  # case, missing, whitespace
+    (table / "clean.csv").write_text("code,empty\n" + "".join(f"{c},\n" for c in codes))
+    (table / "dirty.csv").write_text("Code,Empty\n" + "".join(f"{d},\n" for d in dirty))
+    columns = real_errors.load_columns(tmp_path, ["t"])
+    assert [c.name for c in columns] == ["code", "empty"] and columns[1].case is None
+    case = columns[0].case
+    assert case is not None and case.train == ["A00", "A01"] and len(case.test) == 18
+    assert columns[0].errors == ("a05", None, "A07 ")
+    strict = Rule("regex", "Ad", regex=r"A[0-9]{2}")
+    report = real_errors.evaluate(columns, {"strict": [strict], "none": [None]})
+    assert report["error_cells"] == 3 and report["empty_error_cells"] == 1
+    s = report["methods"]["strict"]
+    assert (s["columns_with_rule"], s["false_alarms"], s["dirty_batches_failed"]) == (1, 0, 1)
+    assert s["error_cells_flagged"] == 2 and s["error_cells_flagged_fraction"] == 2 / 3
+    assert report["methods"]["none"]["error_cells_flagged"] == 0
