@@ -97,6 +97,10 @@ def cases(columns: Sequence[Column]) -> list[Case]:
     return [c.case for c in columns if c.case is not None]
 
 
+def _share(part: int, whole: int) -> float:
+    return part / whole if whole else math.nan
+
+
 def evaluate(columns: Sequence[Column], runs: dict[str, list[Rule | None]]) -> dict[str, Any]:
     """Per method: columns with a rule, false alarms, dirty batches failed, error cells flagged.
 
@@ -156,8 +160,9 @@ def evaluate(columns: Sequence[Column], runs: dict[str, list[Rule | None]]) -> d
                 row["dirty_batches_failed"] += 1
                 if col.errors:
                     row["dirty_columns_with_errors_failed"] += 1
-        row["error_cells_flagged_fraction"] = (
-            row["error_cells_flagged"] / error_cells if error_cells else math.nan
+        row["error_cells_flagged_fraction"] = _share(row["error_cells_flagged"], error_cells)
+        row["error_cells_flagged_fraction_of_nonempty"] = _share(
+            row["error_cells_flagged"], error_cells - report["empty_error_cells"]
         )
         report["methods"][name] = row
     report["columns_with_errors"] = sum(1 for c in columns if c.errors)

@@ -249,14 +249,15 @@ def _real_error_lines(real: dict[str, Any] | None) -> list[str]:
         "",
         "| method | columns with a rule | false alarms | clean cells rejected "
         "| dirty batches failed | error cells flagged | flagged / all "
-        "| flagged, no false alarm |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| flagged / non-empty | flagged, no false alarm |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name, r in real["methods"].items():
         lines.append(
             f"| {name} | {r['columns_with_rule']} | {r['false_alarms']} "
             f"| {r['clean_cells_rejected']} | {r['dirty_batches_failed']} "
             f"| {r['error_cells_flagged']} | {_f(r['error_cells_flagged_fraction'])} "
+            f"| {_f(r['error_cells_flagged_fraction_of_nonempty'])} "
             f"| {r['error_cells_flagged_without_false_alarm']} |"
         )
     return lines

@@ -168,4 +168,5 @@ def test_real_errors_learn_on_the_first_tenth_and_count_error_cells(tmp_path):
     s = report["methods"]["strict"]
     assert (s["columns_with_rule"], s["false_alarms"], s["dirty_batches_failed"]) == (1, 0, 1)
     assert s["error_cells_flagged"] == 2 and s["error_cells_flagged_fraction"] == 2 / 3
+    assert s["error_cells_flagged_fraction_of_nonempty"] == 1.0
     assert report["methods"]["none"]["error_cells_flagged"] == 0
