@@ -55,6 +55,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--no-sensitivity", action="store_true")
     parser.add_argument("--no-cost", action="store_true")
+    parser.add_argument("--no-drift", action="store_true", help="no format-drift recall")
+    parser.add_argument(
+        "--dirty-clean",
+        type=Path,
+        default=ROOT.parent / "shared" / "dirty-clean",
+        help="dirty/clean tables for the real-errors measure (default: ../shared/dirty-clean)",
+    )
+    parser.add_argument("--no-real-errors", action="store_true")
     args = parser.parse_args(argv)
 
     def say(line: str) -> None:
@@ -71,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
         tfdv_install=not args.no_tfdv_install,
         sensitivity=not args.no_sensitivity,
         cost=not args.no_cost,
+        drift=not args.no_drift,
+        dirty_clean=None if args.no_real_errors else args.dirty_clean.resolve(),
         progress=say,
     )
     cfg.work.mkdir(parents=True, exist_ok=True)

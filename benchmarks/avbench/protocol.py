@@ -51,6 +51,7 @@ __all__ = [
     "load_queries",
     "count_rules",
     "decide",
+    "full_match_verdicts",
     "score",
 ]
 
@@ -269,13 +270,12 @@ class RuleCounter:
     def _count_re2(self, rules: list[Rule]) -> None:
         parts = []
         for k, rule in enumerate(rules):
-            literal = "'" + str(rule.regex).replace("'", "''") + "'"
             present = "true"
             if rule.missing:
                 tokens = ", ".join("'" + t.replace("'", "''") + "'" for t in rule.missing)
                 blank = "'" + WHITESPACE_REGEX.replace("'", "''") + "'"
                 present = f"NOT (value IN ({tokens}) OR regexp_full_match(value, {blank}))"
-            bad = f"{present} AND NOT regexp_full_match(value, {literal})"
+            bad = f"{present} AND NOT {_re2_full_match(rule)}"
             parts.append(
                 f"coalesce(sum(n) FILTER (WHERE {bad}), 0) AS f{k}, "
                 f"coalesce(sum(n) FILTER (WHERE is_test AND {bad}), 0) AS t{k}, "
@@ -344,6 +344,61 @@ class RuleCounter:
         for col, a, b in rows:
             bad_full[col], bad_test[col] = int(a), int(b)
         return Counts(bad_full, list(self.n_full), bad_test, list(self.n_test))
+
+
+def _re2_full_match(rule: Rule, value: str = "value") -> str:
+    """SQL of ``rule``'s full match on the column ``value`` (RE2, DuckDB)."""
+    literal = "'" + str(rule.regex).replace("'", "''") + "'"
+    return f"regexp_full_match({value}, {literal})"
+
+
+def full_match_verdicts(checks: Iterable[tuple[Rule, str]]) -> dict[tuple[tuple, str], bool]:
+    """Value-level verdicts: whether each value conforms to its rule (full match, or a word of it).
+
+    The same semantics as :class:`RuleCounter`: RE2 regexes in DuckDB
+    (``_REGEX_BATCH`` rules per scan of the distinct (rule, value) pairs),
+    ``python``-dialect regexes with Python ``regex``, dictionaries by
+    membership.
+
+    Returns
+    -------
+    dict
+        ``(rule.key(), value)`` -> True if the value conforms.
+    """
+    todo: dict[tuple, tuple[Rule, set[str]]] = {}
+    for rule, value in checks:
+        todo.setdefault(rule.key(), (rule, set()))[1].add(value)
+    out: dict[tuple[tuple, str], bool] = {}
+    re2: list[tuple[Rule, set[str]]] = []
+    for key, (rule, values) in todo.items():
+        if rule.kind == "dictionary":
+            out.update(((key, v), v in (rule.values or ())) for v in values)
+        elif rule.dialect == "python":
+            rx = regex.compile(str(rule.regex))
+            out.update(((key, v), rx.fullmatch(v) is not None) for v in values)
+        else:
+            re2.append((rule, values))
+    if not re2:
+        return out
+    con = duckdb.connect()
+    try:
+        for start in range(0, len(re2), _REGEX_BATCH):
+            batch = re2[start : start + _REGEX_BATCH]
+            rids = [k for k, (_, values) in enumerate(batch) for _ in values]
+            words = [v for _, values in batch for v in values]
+            pairs = {"rid": pa.array(rids, pa.int32()), "value": pa.array(words, pa.string())}
+            con.register("pairs", pa.table(pairs))
+            cases = " ".join(
+                f"WHEN {k} THEN {_re2_full_match(rule)}" for k, (rule, _) in enumerate(batch)
+            )
+            for rid, value, ok in con.execute(
+                f"SELECT rid, value, CASE rid {cases} END FROM pairs"
+            ).fetchall():
+                out[(batch[rid][0].key(), value)] = bool(ok)
+            con.unregister("pairs")
+    finally:
+        con.close()
+    return out
 
 
 def count_rules(cases: Sequence[Case], rules: Iterable[Rule | None]) -> dict[tuple, Counts]:

@@ -139,6 +139,7 @@ def markdown(report: dict[str, Any]) -> str:
                 f"| {name} | {_f(a['precision'])} | {_f(a['recall'])} | {_f(a['f1'])} "
                 f"| {_f(s['precision'])} | {_f(s['recall'])} | {_f(s['f1'])} |"
             )
+    lines += _drift_lines(report.get("drift")) + _real_error_lines(report.get("real_errors"))
     files = report["files"]
     lines += [
         "",
@@ -195,6 +196,71 @@ def markdown(report: dict[str, Any]) -> str:
             lines += ["Omitted: " + "; ".join(f"{k}: {v}" for k, v in sens["omitted"].items()), ""]
         lines.append(f"Plot: [{files['sensitivity.png']}]({files['sensitivity.png']}).")
     return "\n".join(lines) + "\n"
+
+
+def _drift_lines(drift: dict[str, Any] | None) -> list[str]:
+    """The format-drift recall tables: over B and over the columns with a rule, per kind."""
+    if not drift:
+        return []
+    kinds = list(drift["counted"])
+    lines = [
+        "",
+        "## Format-drift recall",
+        "",
+        f"Up to {drift['sample_size']} test values of each column of B, mutated by each kind; "
+        "a mutated value counts only if its exact shape occurs in no value of the column. "
+        "Share rejected (value level), squashed: 0 where the method abstains or its rule "
+        "fails its own test. Counted mutated values (columns) per kind: "
+        + ", ".join(f"{k} {c['values']} ({c['cases']})" for k, c in drift["counted"].items())
+        + ".",
+    ]
+    subsets = (("all", "mean over B"), ("with_rule", "mean over the columns with a rule"))
+    for subset, title in subsets:
+        lines += [
+            "",
+            f"Drift recall, {title}:",
+            "",
+            "| method | columns | total | " + " | ".join(kinds) + " |",
+            "|---|---:|---:|" + "---:|" * len(kinds),
+        ]
+        for name, r in drift["methods"].items():
+            d = r[subset]
+            lines.append(
+                f"| {name} | {d['cases']} | {_f(d['total'])} | "
+                + " | ".join(_f(d["kinds"][k]) for k in kinds)
+                + " |"
+            )
+    return lines
+
+
+def _real_error_lines(real: dict[str, Any] | None) -> list[str]:
+    """The real-errors table (dirty-clean tables, cell level)."""
+    if not real:
+        return []
+    lines = [
+        "",
+        "## Real errors (dirty-clean)",
+        "",
+        f"Tables {', '.join(real['tables'])}: {real['columns']} columns "
+        f"({real['columns_with_errors']} with error cells); learned on the first 10% of each "
+        f"clean column, validated on the rest. Error cells in the rest: {real['error_cells']}, "
+        f"of which {real['empty_error_cells']} are empty in dirty (missing: no format rule "
+        "sees them).",
+        "",
+        "| method | columns with a rule | false alarms | clean cells rejected "
+        "| dirty batches failed | error cells flagged | flagged / all "
+        "| flagged / non-empty | flagged, no false alarm |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, r in real["methods"].items():
+        lines.append(
+            f"| {name} | {r['columns_with_rule']} | {r['false_alarms']} "
+            f"| {r['clean_cells_rejected']} | {r['dirty_batches_failed']} "
+            f"| {r['error_cells_flagged']} | {_f(r['error_cells_flagged_fraction'])} "
+            f"| {_f(r['error_cells_flagged_fraction_of_nonempty'])} "
+            f"| {r['error_cells_flagged_without_false_alarm']} |"
+        )
+    return lines
 
 
 def _plot_pr(report: dict[str, Any], path: Path) -> None:

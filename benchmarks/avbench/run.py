@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -12,14 +13,14 @@ from typing import Any
 import numpy as np
 
 import autovalidate
-from benchmarks.avbench import indexes
+from benchmarks.avbench import drift, indexes, real_errors
 from benchmarks.avbench.methods import deequ, grok, pwheel, schema_matching, tfdv
 from benchmarks.avbench.methods.deequ import DeequCategorical, DeequFractional
 from benchmarks.avbench.methods.fmdv import FmdvMethod
-from benchmarks.avbench.methods.grok import GrokMethod, grok_library
+from benchmarks.avbench.methods.grok import GrokMethod, GrokPattern, grok_library
 from benchmarks.avbench.methods.pwheel import PWheelMethod
 from benchmarks.avbench.methods.schema_matching import VARIANTS, SchemaMatcher, SchemaMatchingMethod
-from benchmarks.avbench.methods.tfdv import TfdvMethod, ensure_tfdv
+from benchmarks.avbench.methods.tfdv import TfdvMethod, TfdvSetup, ensure_tfdv
 from benchmarks.avbench.protocol import (
     Case,
     CaseScore,
@@ -77,6 +78,11 @@ class Config:
         May install TFDV into ``work/tfdv-venv``.
     sensitivity, cost
         Run the sweep, the cost measurements.
+    drift
+        Measure format-drift recall on B.
+    dirty_clean
+        Directory of the dirty-clean tables for the real-errors measure
+        (None: not measured).
     progress
         Called with one line per step.
     """
@@ -90,6 +96,8 @@ class Config:
     tfdv_install: bool = True
     sensitivity: bool = True
     cost: bool = True
+    drift: bool = True
+    dirty_clean: Path | None = None
     progress: Callable[[str], None] = field(default=lambda line: None)
 
 
@@ -137,6 +145,36 @@ def _fit(method: Any, cases: Sequence[Case], timed: bool = False) -> MethodRun:
     )
 
 
+def _fit_methods(
+    cases: Sequence[Case],
+    index: autovalidate.PatternIndex,
+    lake: Path,
+    tfdv_setup: TfdvSetup,
+    grok_patterns: list[GrokPattern],
+    say: Callable[[str], None],
+    timed: bool = False,
+) -> dict[str, MethodRun]:
+    """Every method of ``METHOD_KEYS`` fitted on the train part of each case."""
+    runs: dict[str, MethodRun] = {}
+    for variant in FMDV_VARIANTS:
+        runs[variant] = _fit(FmdvMethod(variant, index), cases, timed=timed)
+    baselines = (
+        DeequCategorical(),
+        DeequFractional(),
+        PWheelMethod(),
+        TfdvMethod(tfdv_setup),
+        GrokMethod(grok_patterns),
+    )
+    for method in baselines:
+        runs[method.name] = _fit(method, cases)
+    matcher = SchemaMatcher(lake, cases)
+    for variant in VARIANTS:
+        runs[variant] = _fit(SchemaMatchingMethod(variant, matcher), cases)
+    matcher.close()
+    say(", ".join(f"{name} {m.seconds:.1f} s" for name, m in runs.items()))
+    return runs
+
+
 def _summary(scores: list[CaseScore], subset: list[int]) -> dict[str, dict[str, float]]:
     return {"all": summarize(scores), "applicable": summarize(scores, subset)}
 
@@ -168,24 +206,11 @@ def run(cfg: Config) -> dict[str, Any]:
     index = autovalidate.PatternIndex.open(index_path)
     say(f"B: {len(cases)} columns; index {index_path} (tau={index.tau})")
 
-    runs: dict[str, MethodRun] = {}
-    autovalidate.suggest_pattern(cases[0].train, index)  # warm the index before timing
-    for variant in FMDV_VARIANTS:
-        runs[variant] = _fit(FmdvMethod(variant, index), cases, timed=True)
-        say(f"{variant}: {runs[variant].seconds:.1f} s")
-    for method in (DeequCategorical(), DeequFractional(), PWheelMethod()):
-        runs[method.name] = _fit(method, cases)
-        say(f"{method.name}: {runs[method.name].seconds:.1f} s")
     setup = ensure_tfdv(cfg.work, install=cfg.tfdv_install)
     say(f"tfdv: {setup.implementation}")
-    runs["tfdv"] = _fit(TfdvMethod(setup), cases)
-    runs["grok"] = _fit(GrokMethod(grok_library(cfg.lake)), cases)
-    say(f"grok: {runs['grok'].seconds:.1f} s")
-    matcher = SchemaMatcher(cfg.lake, cases)
-    for variant in VARIANTS:
-        runs[variant] = _fit(SchemaMatchingMethod(variant, matcher), cases)
-        say(f"{variant}: {runs[variant].seconds:.1f} s")
-    matcher.close()
+    library = grok_library(cfg.lake)
+    autovalidate.suggest_pattern(cases[0].train, index)  # warm the index before timing
+    runs = _fit_methods(cases, index, cfg.lake, setup, library, say, timed=True)
 
     counter = RuleCounter(cases)
     counts = counter.count(r for m in runs.values() for r in m.rules)
@@ -203,6 +228,21 @@ def run(cfg: Config) -> dict[str, Any]:
             **m.info,
         }
     report["cases"] = {"all": len(cases), "applicable": len(applicable)}
+    per_case_drift: dict[str, list[float]] = {}
+    if cfg.drift:
+        say("format-drift recall")
+        report["drift"], per_case_drift = drift.drift_recall(
+            cases,
+            {name: runs[name].rules for name in METHOD_KEYS},
+            {name: [s.precision for s in scores[name]] for name in METHOD_KEYS},
+        )
+    if cfg.dirty_clean is not None:
+        say(f"real errors: {cfg.dirty_clean}")
+        columns = real_errors.load_columns(cfg.dirty_clean)
+        learned = _fit_methods(real_errors.cases(columns), index, cfg.lake, setup, library, say)
+        report["real_errors"] = real_errors.evaluate(
+            columns, {name: learned[name].rules for name in METHOD_KEYS}
+        )
 
     report["ablation"] = {}
     for label, change in ABLATIONS.items():
@@ -247,7 +287,7 @@ def run(cfg: Config) -> dict[str, Any]:
         },
     }
     index.close()
-    report["_per_case"] = _per_case(cases, runs, scores, applicable)
+    report["_per_case"] = _per_case(cases, runs, scores, applicable, per_case_drift)
     return report
 
 
@@ -284,6 +324,7 @@ def _per_case(
     runs: dict[str, MethodRun],
     scores: dict[str, list[CaseScore]],
     applicable: list[int],
+    drift_totals: dict[str, list[float]],
 ) -> list[dict[str, Any]]:
     chosen = set(applicable)
     rows = []
@@ -303,6 +344,9 @@ def _per_case(
             row[f"{name}:rule"] = "" if rule is None else rule.description
             row[f"{name}:precision"] = scores[name][c.idx].precision
             row[f"{name}:recall"] = round(scores[name][c.idx].recall, 6)
+            if name in drift_totals:
+                d = drift_totals[name][c.idx]
+                row[f"{name}:drift_recall"] = "" if math.isnan(d) else round(d, 6)
         rows.append(row)
     return rows
 

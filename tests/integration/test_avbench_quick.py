@@ -63,6 +63,18 @@ def _check_methods(report):
     assert report["methods"]["tfdv"]["implementation"].startswith(
         ("tensorflow-data-validation", "reimplementation")
     )
+    drift = report["drift"]
+    assert set(drift["methods"]) == set(METHOD_KEYS)
+    for name, result in drift["methods"].items():
+        for subset in ("all", "with_rule"):
+            d = result[subset]
+            assert set(d["kinds"]) == set(drift["counted"]), name
+            assert all(_fraction(x) or math.isnan(x) for x in (d["total"], *d["kinds"].values()))
+    real = report["real_errors"]
+    assert set(real["methods"]) == set(METHOD_KEYS)
+    for result in real["methods"].values():
+        assert 0 <= result["error_cells_flagged"] <= real["error_cells"]
+        assert 0 <= result["false_alarms"] <= result["columns_with_rule"] <= real["columns"]
 
 
 def test_quick_run_writes_every_output_with_numbers_in_range(tmp_path, lake_mini, mini_index):
@@ -76,8 +88,10 @@ def test_quick_run_writes_every_output_with_numbers_in_range(tmp_path, lake_mini
     assert not (out / "avbench-quick_sensitivity.png").exists()
     header = (out / "avbench-quick_cases.csv").read_text().splitlines()[0].split(",")
     assert {f"{m}:precision" for m in METHOD_KEYS} <= set(header)
+    assert {f"{m}:drift_recall" for m in METHOD_KEYS} <= set(header)
     table = (out / "avbench-quick.md").read_text()
     assert all(f"| {m} |" in table for m in METHOD_KEYS)
+    assert "## Format-drift recall" in table and "## Real errors" in table
 
 
 @pytest.mark.slow
