@@ -13,11 +13,14 @@ kind     options, specific to general
 ``L``    ``PM`` → ``<upper>{2}`` → ``<upper>+`` → ``<letter>+`` → ``<alphanum>+``;
          ``<upper>{2}`` → ``<letter>{2}`` → ``<letter>+``;
          ``<letter>{2}`` → ``<alphanum>{2}`` → ``<alphanum>+``
-         (``<lower>`` likewise; mixed-case or caseless letters skip the case
+         (``<lower>`` likewise; title case ``Berlin`` → ``<upper>{1}<lower>{5}``
+         → ``<upper>{1}<lower>+`` → ``<letter>+``, and ``<upper>{1}<lower>{5}``
+         → ``<letter>{6}``; other mixed-case or caseless letters skip the case
          class); letters that are all hexadecimal digits of one case
          (``beef``) also → ``<hex-lower>{4}`` → ``<alphanum>{4}``
-``M``    ``4f89`` → ``<digit>{1}<lower>{1}<digit>{2}`` (its run shape, with the
-         case of each letter run) → ``<digit>{1}<letter>{1}<digit>{2}``
+``M``    ``4f89`` → ``<digit>{1}<lower>{1}<digit>{2}`` (its run shape, letters
+         split into runs of one case: ``Grp2`` is ``<upper>{1}<lower>{2}<digit>{1}``)
+         → ``<digit>{1}<letter>{1}<digit>{2}``
          → ``<digit>+<letter>+<digit>+`` → ``<alphanum>+``;
          ``<digit>{1}<lower>{1}<digit>{2}`` → ``<digit>+<lower>+<digit>+``
          → ``<digit>+<letter>+<digit>+``;
@@ -37,7 +40,8 @@ version 1 let realistic format drift through:
 * hexadecimal runs of one case (``<hex-lower>``, ``<hex-upper>``, exact
   length only) sit between a token's own shape and ``<alphanum>{k}``, so a
   GUID's or a hash's case and length hold;
-* a mixed run's shape keeps the case of its letter runs.
+* a mixed run's shape keeps the case of its letter runs, and a title-case
+  word (``Berlin``) has a node of its own, ``<upper>{1}<lower>{5}``.
 
 Every finer node is still only a hypothesis: the solver takes it only where
 the corpus's FPR_T supports it (§2.1).
@@ -82,6 +86,8 @@ _HEX_CHARS = {
     "hex-upper": frozenset("0123456789ABCDEF"),
 }
 _SHAPE_RUNS = regex.compile(r"[0-9]+|\p{L}+", regex.V1)
+#: Runs of one case: digits, uppercase letters, lowercase letters, other letters.
+_CASE_RUNS = regex.compile(r"[0-9]+|\p{Lu}+|\p{Ll}+|(?:(?![\p{Lu}\p{Ll}])\p{L})+", regex.V1)
 
 
 def _is_digit_run(run: str) -> bool:
@@ -178,21 +184,25 @@ def generalizations(token: Token) -> Generalizations:
         lk, lp = f"<letter>{{{k}}}", "<letter>+"
         edges += [(lk, lp), (lk, ak), (lp, ap)]
         case = _case(text)
-        if case is None:
-            edges.append((const, lk))
-        else:
+        if case is not None:
             ck, cp = f"<{case}>{{{k}}}", f"<{case}>+"
             edges += [(const, ck), (ck, cp), (ck, lk), (cp, lp)]
+        elif k > 1 and is_upper(text[0]) and is_lower(text[1:]):  # title case: Berlin
+            tk, tp = f"<upper>{{1}}<lower>{{{k - 1}}}", "<upper>{1}<lower>+"
+            edges += [(const, tk), (tk, tp), (tk, lk), (tp, lp)]
+        else:
+            edges.append((const, lk))
         hex_child = const
     elif kind == "M":
         runs = _SHAPE_RUNS.findall(text)
         plain = ["digit" if _is_digit_run(r) else "letter" for r in runs]
-        cased = ["digit" if _is_digit_run(r) else _case(r) or "letter" for r in runs]
         sk = "".join(f"<{n}>{{{len(r)}}}" for n, r in zip(plain, runs, strict=True))
         sp = "".join(f"<{n}>+" for n in plain)
         edges += [(sk, sp), (sk, ak), (sp, ap)]
+        case_runs = _CASE_RUNS.findall(text)
+        cased = ["digit" if _is_digit_run(r) else _case(r) or "letter" for r in case_runs]
         if cased != plain:
-            csk = "".join(f"<{n}>{{{len(r)}}}" for n, r in zip(cased, runs, strict=True))
+            csk = "".join(f"<{n}>{{{len(r)}}}" for n, r in zip(cased, case_runs, strict=True))
             csp = "".join(f"<{n}>+" for n in cased)
             edges += [(const, csk), (csk, sk), (csk, csp), (csp, sp)]
         else:

@@ -41,12 +41,30 @@ def test_paper_fig5_seven_generalizations_of_a_digit():
 def test_case_classes_for_upper_and_lower_only():
     assert "<upper>{2}" in options(Token("L", "PM"))
     assert "<lower>{2}" in options(Token("L", "pm"))
-    mixed = options(Token("L", "Pm"))
+    mixed = options(Token("L", "pM"))
     assert not any("upper" in o or "lower" in o for o in mixed)
+    # a title-case word keeps its case: Berlin is not bERLIN
+    title = generalizations(Token("L", "Berlin"))
+    assert title.parents["Berlin"] == ("<upper>{1}<lower>{5}",)
+    assert set(title.parents["<upper>{1}<lower>{5}"]) == {"<upper>{1}<lower>+", "<letter>{6}"}
+    rx = pattern_regex("<upper>{1}<lower>+")
+    assert regex.fullmatch(rx, "Yes") and not regex.fullmatch(rx, "yES")
 
 
 def test_arrows_go_up_in_level_and_options_match_their_token():
-    for value in ["2019", "PM", "Mar", "4f89", "BEEF", "A1b", "-12.50", "/", "中文", "a<b{c+"]:
+    for value in [
+        "2019",
+        "PM",
+        "Mar",
+        "4f89",
+        "BEEF",
+        "A1b",
+        "Grp2",
+        "-12.50",
+        "/",
+        "中文",
+        "a<b{c+",
+    ]:
         for tok in tokenize(value):
             g = generalizations(tok)
             for o in g.options:
@@ -76,6 +94,10 @@ def test_hex_classes_keep_case_and_length():
     assert not regex.fullmatch(rx, "0123ABCD") and not regex.fullmatch(rx, "0123abc")
 
 
+def test_mixed_runs_split_letters_into_runs_of_one_case():
+    assert "<upper>{1}<lower>{2}<digit>{1}" in options(Token("M", "Grp2"))
+
+
 def test_mixed_runs_keep_the_case_of_their_letter_runs():
     opts = options(Token("M", "AB12cd"))
     assert "<upper>{2}<digit>{2}<lower>{2}" in opts and "<upper>+<digit>+<lower>+" in opts
@@ -88,8 +110,22 @@ def test_mixed_runs_keep_the_case_of_their_letter_runs():
 
 def test_parent_is_a_superset_on_sample_strings():
     samples = ["12", "2019", "ab", "AB", "Ab", "a1", "1a2", "-3", "1.5", "x", "-", "é", "ÉÉ"]
-    samples += ["1f", "1F", "fe", "FE", "a1B", "A1b", "ff12"]
-    for value in ["12", "AB", "ab", "a1", "1.5", "-", "fe", "FE", "1f", "A1b", "ff12"]:
+    samples += ["1f", "1F", "fe", "FE", "a1B", "A1b", "ff12", "Abc", "aBC", "Grp2", "gRP2"]
+    for value in [
+        "12",
+        "AB",
+        "ab",
+        "a1",
+        "1.5",
+        "-",
+        "fe",
+        "FE",
+        "1f",
+        "A1b",
+        "ff12",
+        "Abc",
+        "Grp2",
+    ]:
         g = generalizations(tokenize(value)[0])
         for o in g.options:
             child = regex.compile(pattern_regex(o))
