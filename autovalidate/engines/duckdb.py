@@ -35,7 +35,7 @@ from autovalidate.metrics.expressions import (
     to_text,
 )
 
-__all__ = ["ArrowFrequencyTable", "DuckDBEngine", "new_connection", "render"]
+__all__ = ["ArrowFrequencyTable", "DuckDBEngine", "new_connection", "render", "write_parquet"]
 
 _DATA = "_av_data"
 _FREQ = "_av_freq"
@@ -174,6 +174,25 @@ def _query(relation: duckdb.DuckDBPyRelation, name: str, sql: str) -> duckdb.Duc
 def _run(relation: duckdb.DuckDBPyRelation, name: str, sql: str) -> list[tuple[Any, ...]]:
     try:
         return _query(relation, name, sql).fetchall()
+    except duckdb.Error as exc:
+        raise engine_error(exc) from exc
+
+
+def write_parquet(relation: duckdb.DuckDBPyRelation, path: str) -> None:
+    """Run ``relation`` and write its rows to the Parquet file ``path`` (one scan).
+
+    Raises
+    ------
+    DataSourceError
+        If the input cannot be read (source :data:`DATA_NAME`) or the file
+        cannot be written (source ``path``).
+    EngineError
+        If the query fails otherwise.
+    """
+    try:
+        relation.write_parquet(path)
+    except duckdb.IOException as exc:
+        raise DataSourceError(path, f"cannot write Parquet: {exc}") from exc
     except duckdb.Error as exc:
         raise engine_error(exc) from exc
 
