@@ -8,7 +8,10 @@ text (pattern inference). It also derives engines over *views* of its data,
 so that callers never touch DuckDB or Spark themselves: the same rows with
 text columns cast to numbers (:meth:`Engine.numeric_view`) or with columns
 renamed (:meth:`Engine.renamed`), and a random split of the rows
-(:meth:`Engine.split`). Nothing is read when a view is made.
+(:meth:`Engine.split`). Nothing is read when a view is made. Last, it splits
+its rows by conditions a row may break (:meth:`Engine.split_rows`, the
+quarantine of a validated batch), into lazy DuckDB relations or Spark
+DataFrames that callers hand on without reading them.
 
 Every query is counted in :class:`ExecutionStats`, separating the *scans*
 (queries that read the input data) from queries over grouped data or stored

@@ -319,11 +319,13 @@ class SparkEngine(Engine):
         """Two lazy DataFrames: ``size(broken) == 0`` and ``> 0`` (see :meth:`Engine.split_rows`).
 
         ``broken`` is ``array_compact(array(when(condition, name), ...))`` over
-        the renamed columns; no job runs until an action on the results.
+        the renamed columns; no job runs until an action on the results. A bad
+        SQL predicate raises here on a classic session (the plan is analysed
+        now), and when a part is read on Spark Connect (analysed by the server).
         """
         columns, plan, carried = self._rows_plan(column, rename)
         F = self.api.functions
-        with _spark_errors():  # a bad SQL predicate fails already when the plan is built
+        with _spark_errors():
             read = self.frame.select(
                 *[render(Col(c), self.api).alias(n) for c, n in plan],
                 *[render(Col(c), self.api).alias(k) for c, k in zip(columns, carried, strict=True)],
