@@ -28,7 +28,9 @@ assertion
     :class:`autovalidate.checks.spec.Assertion` is its serializable form in a suite.
 suite
     :class:`ConstraintSuite`: checks saved as JSON and run together (the
-    file format is :mod:`autovalidate.checks.spec`).
+    file format is :mod:`autovalidate.checks.spec`); :func:`validate` runs one
+    on a batch and splits the batch's rows by the row-level constraints they
+    break (:mod:`autovalidate.pipeline`).
 suggestion rule, anomaly detection strategy, metrics repository
     :mod:`autovalidate.suggest`, :mod:`autovalidate.anomaly`,
     :mod:`autovalidate.repository` (Deequ).
@@ -68,9 +70,11 @@ from autovalidate.errors import (
     ParameterError,
     PatternIndexError,
     RepositoryError,
+    ValidationFailedError,
 )
 from autovalidate.index.reader import PatternIndex, PatternStats
 from autovalidate.pattern_constraint import PatternConstraint, PatternValidationResult
+from autovalidate.pipeline import ValidationResult, validate
 from autovalidate.spark import validate_spark
 from autovalidate.suggest.pattern import suggest_pattern
 
@@ -105,10 +109,13 @@ __all__ = [
     "PatternStats",
     "PatternValidationResult",
     "RepositoryError",
+    "ValidationFailedError",
+    "ValidationResult",
     "VerificationResult",
     "VerificationSuite",
     "__version__",
     "drift_test",
     "suggest_pattern",
+    "validate",
     "validate_spark",
 ]

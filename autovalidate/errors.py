@@ -27,7 +27,8 @@ The tree::
     ├── EngineError (RuntimeError)
     ├── MissingDependencyError (ImportError)
     ├── RepositoryError (OSError)
-    └── InsufficientHistoryError (ValueError)
+    ├── InsufficientHistoryError (ValueError)
+    └── ValidationFailedError
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ __all__ = [
     "ParameterError",
     "PatternIndexError",
     "RepositoryError",
+    "ValidationFailedError",
 ]
 
 
@@ -283,4 +285,30 @@ class InsufficientHistoryError(AutovalidateError, ValueError):
         super().__init__(
             f"dataset {dataset!r} has {found} earlier result(s) in the repository; "
             f"at least {needed} are needed to decide on a new batch"
+        )
+
+
+class ValidationFailedError(AutovalidateError):
+    """A batch failed a check at level Error, raised on request (``raise_for_status``).
+
+    A failed check is a finding, a value; a pipeline that wants it to stop the
+    run asks for this error (:meth:`autovalidate.ValidationResult.raise_for_status`).
+
+    Attributes
+    ----------
+    status
+        The verification's status (``"Error"``).
+    failures
+        One line per failed constraint of an Error-level check:
+        ``"check: constraint: message"``.
+    """
+
+    def __init__(self, status: str, failures: Iterable[str]) -> None:
+        self.status = status
+        self.failures = list(failures)
+        shown = "; ".join(self.failures[:3])
+        more = "" if len(self.failures) <= 3 else f"; ... ({len(self.failures)} in all)"
+        super().__init__(
+            f"validation failed ({status}): {len(self.failures)} constraint(s) of Error-level "
+            f"checks failed: {shown}{more}"
         )

@@ -11,19 +11,39 @@ from typing import Any
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 
+#: The fence of an example shown, not run (it needs a tool the tests do not install:
+#: Airflow, Dagster, a cluster); :func:`compile_markdown_examples` checks its syntax.
+NO_RUN = "python no-run"
+
+
+def markdown_blocks(name: str, fence: str = "python") -> list[str]:
+    """The blocks of ``docs/<name>`` fenced exactly ```<fence>, in order."""
+    return re.findall(rf"```{re.escape(fence)}\n(.*?)```", (DOCS / name).read_text(), flags=re.S)
+
+
 def run_markdown_examples(name: str, *, at_least: int) -> dict[str, Any]:
     """Execute the ```python blocks of ``docs/<name>`` in order, in one namespace; return it.
 
     Fails when the document has fewer than ``at_least`` blocks, so a renamed
-    fence cannot silently turn the test into a no-op.
+    fence cannot silently turn the test into a no-op. Blocks fenced
+    ```python no-run (:data:`NO_RUN`) are not run.
     """
     doc = DOCS / name
-    blocks = re.findall(r"```python\n(.*?)```", doc.read_text(), flags=re.S)
+    blocks = markdown_blocks(name)
     assert len(blocks) >= at_least, f"{doc}: {len(blocks)} python blocks"
     namespace: dict[str, Any] = {}
     for block in blocks:
         exec(compile(block, str(doc), "exec"), namespace)  # noqa: S102 - our own documentation
     return namespace
+
+
+def compile_markdown_examples(name: str, *, at_least: int) -> list[str]:
+    """Compile the ```python no-run blocks of ``docs/<name>`` (syntax only); return them."""
+    blocks = markdown_blocks(name, NO_RUN)
+    assert len(blocks) >= at_least, f"{DOCS / name}: {len(blocks)} {NO_RUN} blocks"
+    for block in blocks:
+        compile(block, str(DOCS / name), "exec")
+    return blocks
 
 
 def assert_doctests_pass(module: ModuleType) -> None:

@@ -65,6 +65,10 @@ class AnomalyConstraint(Constraint):
     after: int | None = None
     before: int | None = None
 
+    def row_violation(self) -> None:
+        """None: an anomaly is a finding on the batch's metric, not on a row."""
+        return None
+
     def history(self) -> list[DataPoint]:
         """The metric's earlier values, oldest first (results without it left out)."""
         loader = self.repository.load().for_dataset(self.dataset).with_tag_values(self.tags)

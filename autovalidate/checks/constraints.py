@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from autovalidate.metrics.base import Analyzer, Metric, MetricValue
+from autovalidate.metrics.expressions import Expr
 
 __all__ = [
     "AssertionConstraint",
@@ -114,6 +115,21 @@ class Constraint(ABC):
     @abstractmethod
     def decide(self, metric: Metric) -> ConstraintResult:
         """Decide on a successfully computed metric."""
+
+    def row_violation(self) -> Expr | None:
+        """The condition of a row that breaks the constraint, or ``None`` for no row-level meaning.
+
+        The analyzer's (:meth:`~autovalidate.metrics.base.Analyzer.row_violation`):
+        completeness (a null), compliance predicates (containment, ranges,
+        non-negative, column comparisons, ``satisfies``: the predicate false or
+        null), ``has_pattern`` (a null or a value not fully matching) and
+        Auto-Validate pattern constraints (a non-null value not fully
+        matching). Whether a row breaks it does not depend on the assertion
+        (a tolerance of 5 % nulls still lets each null row break
+        completeness). Constraints on the whole data (size, uniqueness,
+        statistics, lengths, types, anomalies) give ``None``.
+        """
+        return self.analyzer.row_violation()
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)

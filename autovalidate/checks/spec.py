@@ -74,6 +74,7 @@ __all__ = [
     "analyzer_from_dict",
     "analyzer_to_dict",
     "load_suite",
+    "run_checks",
     "suite_to_json",
 ]
 
@@ -568,7 +569,7 @@ class ConstraintSuite:
             If the document is not a suite or something in it is malformed.
         """
         if isinstance(doc, dict) and doc.get("kind") == CONSTRAINT_KIND:
-            return cls((_pattern_check([_pattern(doc, source, 0)]),))
+            return cls.of_patterns([_pattern(doc, source, 0)])
         if not (isinstance(doc, dict) and doc.get("format") == SUITE_FORMAT):
             raise ConstraintFormatError(
                 f"{source}: neither a constraint suite nor a pattern constraint"
@@ -578,7 +579,7 @@ class ConstraintSuite:
             items = doc.get("constraints")
             if not isinstance(items, list):
                 raise ConstraintFormatError(f"{source}: 'constraints' must be a list")
-            return cls((_pattern_check([_pattern(d, source, i) for i, d in enumerate(items)]),))
+            return cls.of_patterns([_pattern(d, source, i) for i, d in enumerate(items)])
         if version == SUITE_VERSION_CHECKS:
             checks = doc.get("checks")
             if not isinstance(checks, list):
@@ -607,6 +608,11 @@ class ConstraintSuite:
             If it is not valid JSON, not a suite, or a constraint is malformed.
         """
         return cls.from_dict(_read_json(Path(path)), source=str(path))
+
+    @classmethod
+    def of_patterns(cls, constraints: Sequence[PatternConstraint]) -> ConstraintSuite:
+        """Pattern constraints as a suite: one check at level Error, as ``suggest`` writes them."""
+        return cls((_pattern_check(list(constraints)),))
 
     def to_checks(self, *, repository: MetricsRepository | None = None) -> list[Check]:
         """The suite's checks, ready for a :class:`~autovalidate.checks.VerificationSuite`."""
@@ -661,20 +667,42 @@ class ConstraintSuite:
         ConstraintFormatError
             If a ``has_no_anomalies`` constraint has no repository.
         """
-        checks = self.to_checks(repository=repository)
-        with open_engine(data) as engine:
-            view = engine.renamed(rename) if rename else engine
-            _require_columns(checks, list(view.schema()))
-            result = VerificationSuite().on_data(view).add_checks(checks).run()
-            if examples <= 0:
-                return result
-            return _with_examples(result, view, examples, passing=examples_of_passing)
+        return run_checks(
+            self.to_checks(repository=repository),
+            data,
+            rename=rename,
+            examples=examples,
+            examples_of_passing=examples_of_passing,
+        )
 
     # -- pattern-only view, for callers of the version 1 API -----------------------
 
     def pattern_constraints(self) -> list[PatternConstraint]:
         """The pattern constraints, in order."""
         return [c for c in self.constraints if isinstance(c, PatternConstraint)]
+
+
+def run_checks(
+    checks: Sequence[Check],
+    data: Any,
+    *,
+    rename: Mapping[str, str] | None = None,
+    examples: int = DEFAULT_EXAMPLES,
+    examples_of_passing: bool = False,
+) -> VerificationResult:
+    """Verify ``data`` against ``checks``, as :meth:`ConstraintSuite.run` does with a suite's.
+
+    For checks built in Python (assertions as callables) rather than read
+    from a suite file; the parameters, result and errors are those of
+    :meth:`ConstraintSuite.run`.
+    """
+    with open_engine(data) as engine:
+        view = engine.renamed(rename) if rename else engine
+        _require_columns(checks, list(view.schema()))
+        result = VerificationSuite().on_data(view).add_checks(checks).run()
+        if examples <= 0:
+            return result
+        return _with_examples(result, view, examples, passing=examples_of_passing)
 
 
 def _require_columns(checks: Sequence[Check], available: Sequence[str]) -> None:
@@ -739,7 +767,7 @@ def _read_json(p: Path) -> Any:
 
 def suite_to_json(constraints: Sequence[PatternConstraint]) -> str:
     """Pattern constraints as a suite (the current version: one check at level Error)."""
-    return ConstraintSuite((_pattern_check(list(constraints)),)).to_json()
+    return ConstraintSuite.of_patterns(constraints).to_json()
 
 
 def load_suite(path: str | Path) -> list[PatternConstraint]:

@@ -30,6 +30,7 @@ __all__ = [
     "parse_rename",
     "print_json",
     "reading",
+    "replace_atomically",
     "require_rows",
     "styled",
     "write_atomically",
@@ -111,6 +112,21 @@ def write_atomically(path: Path, text: str) -> None:
     DataSourceError
         If the file cannot be written.
     """
+    replace_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
+def replace_atomically(path: Path, write: Callable[[Path], object]) -> None:
+    """Have ``write`` fill a temporary file beside ``path``, then rename it to ``path``.
+
+    As :func:`write_atomically`, for a writer that takes a path (a Parquet
+    writer, say). The file gets the mode a plain ``open()`` would give it.
+
+    Raises
+    ------
+    DataSourceError
+        If the file cannot be written; what ``write`` raises, after the
+        temporary file is removed.
+    """
     import tempfile
 
     target = Path(path)
@@ -121,13 +137,16 @@ def write_atomically(path: Path, text: str) -> None:
             umask = os.umask(0)
             os.umask(umask)
             os.fchmod(fd, 0o666 & ~umask)
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
+            os.close(fd)
+            write(Path(tmp))
             os.replace(tmp, target)
         except BaseException:
-            os.unlink(tmp)
+            if os.path.exists(tmp):
+                os.unlink(tmp)
             raise
     except OSError as exc:
+        if isinstance(exc, DataSourceError):
+            raise
         raise DataSourceError(str(target), f"cannot write: {exc.strerror or exc}") from exc
 
 

@@ -8,7 +8,8 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from autovalidate.checks.check import CheckLevel, CheckStatus
+from autovalidate import pipeline
+from autovalidate.checks.check import CheckLevel
 from autovalidate.checks.constraints import ConstraintStatus
 from autovalidate.checks.spec import ConstraintSuite
 from autovalidate.cli.common import (
@@ -18,11 +19,13 @@ from autovalidate.cli.common import (
     parse_rename,
     print_json,
     reading,
+    replace_atomically,
     require_rows,
     styled,
     write_atomically,
 )
-from autovalidate.report import render_html, validation_report, validation_rows
+from autovalidate.engines.duckdb import write_parquet
+from autovalidate.report import render_html, validation_report
 from autovalidate.repository import open_repository
 
 
@@ -50,6 +53,13 @@ def validate(
         "--html",
         help="Also write a self-contained HTML report of the run to this file.",
     ),
+    failed_rows: Path = typer.Option(
+        None,
+        "--failed-rows",
+        help="Also write the rows that break a row-level constraint (patterns, completeness, "
+        "containment, ranges) to this Parquet file, with a column _broken_constraints "
+        "naming the constraints each broke.",
+    ),
 ) -> None:
     """Validate FILE against every check of a suite, in shared scans (VerificationSuite).
 
@@ -57,7 +67,11 @@ def validate(
     constraints and Auto-Validate pattern constraints; for failing pattern
     constraints a few non-conforming values are shown. --html writes the run
     as one HTML page (checks, constraints, each pattern constraint's regex,
-    segments, fractions, drift test and examples).
+    segments, fractions, drift test and examples). --failed-rows writes the
+    rows of FILE (its own columns, also with --rename) that break a row-level
+    constraint, whether or not the constraint failed on the batch, as Parquet
+    with a list column _broken_constraints; constraints on the whole batch
+    (uniqueness, size, means) have no rows to write.
 
     Exit codes: 0 every Error-level check passed (Warning-level failures are
     reported), 1 an Error-level check failed, 2 error (a column the suite
@@ -68,21 +82,26 @@ def validate(
     renamed = parse_rename(rename)
     with reading(file):
         require_rows(file)
-        result = suite.run(
-            str(file), repository=repo, rename=renamed, examples_of_passing=html is not None
+        result = pipeline.validate(
+            str(file),
+            suite,
+            repository=repo,
+            rename=renamed,
+            examples_of_passing=html is not None,
         )
-        rows = validation_rows(suite, result)
+        rows = result.rows()
+        if failed_rows is not None:
+            _, invalid = result.split()
+            replace_atomically(failed_rows, lambda tmp: write_parquet(invalid, str(tmp)))
     if html is not None:
-        write_atomically(html, render_html(validation_report(suite, result, rows, file)))
-    passed = result.status is not CheckStatus.ERROR
+        report = validation_report(suite, result.verification, rows, file)
+        write_atomically(html, render_html(report))
     if as_json:
-        print_json(
-            {"file": str(file), "passed": passed, "status": result.status.value, "results": rows}
-        )
+        print_json(result.to_dict())
     else:
         _print_table(rows)
         console.print(f"status: {result.status.value}", highlight=False)
-    if not passed:
+    if not result.passed:
         raise typer.Exit(EXIT_FAILED)
 
 

@@ -8,7 +8,10 @@ text (pattern inference). It also derives engines over *views* of its data,
 so that callers never touch DuckDB or Spark themselves: the same rows with
 text columns cast to numbers (:meth:`Engine.numeric_view`) or with columns
 renamed (:meth:`Engine.renamed`), and a random split of the rows
-(:meth:`Engine.split`). Nothing is read when a view is made.
+(:meth:`Engine.split`). Nothing is read when a view is made. Last, it splits
+its rows by conditions a row may break (:meth:`Engine.split_rows`, the
+quarantine of a validated batch), into lazy DuckDB relations or Spark
+DataFrames that callers hand on without reading them.
 
 Every query is counted in :class:`ExecutionStats`, separating the *scans*
 (queries that read the input data) from queries over grouped data or stored
@@ -24,13 +27,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from autovalidate.errors import ColumnNotFoundError
+from autovalidate.errors import ColumnNotFoundError, ParameterError
 
 if TYPE_CHECKING:
     from autovalidate.metrics.base import FrequencyTable, Grouping, Schema
     from autovalidate.metrics.expressions import Expr
 
-__all__ = ["Engine", "ExecutionStats"]
+__all__ = ["Engine", "ExecutionStats", "renaming"]
 
 _E = TypeVar("_E", bound="Engine")
 
@@ -70,6 +73,16 @@ class ExecutionStats:
         return ExecutionStats(
             self.scans + other.scans, self.queries + other.queries, self.log + other.log
         )
+
+
+def renaming(columns: Sequence[str], names: Mapping[str, str]) -> list[tuple[str, str]]:
+    """``(data column, name)`` pairs of a view reading data column ``names[c]`` as ``c``.
+
+    A data column whose name a renamed column takes is left out; the others
+    keep their names and order (see :meth:`Engine.renamed`).
+    """
+    target = {source: name for name, source in names.items()}
+    return [(c, target.get(c, c)) for c in columns if c not in names or c in target]
 
 
 class Engine(ABC):
@@ -189,6 +202,63 @@ class Engine(ABC):
         ColumnNotFoundError
             If a data column ``names`` reads is not in the data.
         """
+
+    @abstractmethod
+    def split_rows(
+        self,
+        broken: Mapping[str, Expr],
+        column: str,
+        rename: Mapping[str, str] | None = None,
+    ) -> tuple[Any, Any]:
+        """The rows breaking none of the conditions, and those breaking one or more (lazily).
+
+        Parameters
+        ----------
+        broken
+            Name -> the condition of a row that breaks it (a row breaks it
+            where the condition is true; null counts as false).
+        column
+            The column of the second part that lists, per row, the names of
+            the conditions it breaks (a list of strings, in ``broken``'s order).
+        rename
+            The conditions read data column ``rename[c]`` as column ``c``, as
+            on :meth:`renamed`; the rows come back with the data's own columns.
+
+        Returns
+        -------
+        tuple
+            ``(valid, invalid)`` in the engine's own lazy form, a DuckDB
+            relation or a Spark DataFrame: nothing is read until they are.
+            ``valid`` has the data's columns, ``invalid`` those and ``column``;
+            together they hold every row once.
+
+        Raises
+        ------
+        ParameterError
+            If ``column`` is already a column of the data.
+        ColumnNotFoundError
+            If a data column ``rename`` reads is not in the data.
+        EngineError
+            If the engine rejects a condition (a bad SQL predicate).
+        """
+
+    def _rows_plan(
+        self, column: str, rename: Mapping[str, str] | None
+    ) -> tuple[list[str], list[tuple[str, str]], list[str]]:
+        """What :meth:`split_rows` projects: the data's columns, the renaming, carried names.
+
+        The conditions read the renamed columns (:func:`renaming`); each data
+        column is also carried under a name of its own (``__av_row<i>``), so
+        that the rows come back whole and as the data names them.
+        """
+        columns = list(self.schema())
+        if column in columns:
+            raise ParameterError(
+                f"{column!r} is a column of the data; name the broken-constraints column otherwise"
+            )
+        self._require((rename or {}).values())
+        carried = [f"__av_row{i}" for i in range(len(columns))]
+        return columns, renaming(columns, rename or {}), carried
 
     @abstractmethod
     def split(self, test_ratio: float, seed: int) -> tuple[Engine, Engine]:

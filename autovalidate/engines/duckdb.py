@@ -16,7 +16,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from autovalidate.engines.base import Engine, ExecutionStats
+from autovalidate.engines.base import Engine, ExecutionStats, renaming
 from autovalidate.errors import DataSourceError, EngineError
 from autovalidate.io import is_csv_path, to_relation
 from autovalidate.metrics.base import COUNT_COLUMN, ColumnKind, Grouping, Schema
@@ -29,12 +29,13 @@ from autovalidate.metrics.expressions import (
     project_aggregate_inputs,
     quantile_grid_probabilities,
     quote_identifier,
+    sql_literal,
     to_double,
     to_sql,
     to_text,
 )
 
-__all__ = ["ArrowFrequencyTable", "DuckDBEngine", "new_connection", "render"]
+__all__ = ["ArrowFrequencyTable", "DuckDBEngine", "new_connection", "render", "write_parquet"]
 
 _DATA = "_av_data"
 _FREQ = "_av_freq"
@@ -173,6 +174,25 @@ def _query(relation: duckdb.DuckDBPyRelation, name: str, sql: str) -> duckdb.Duc
 def _run(relation: duckdb.DuckDBPyRelation, name: str, sql: str) -> list[tuple[Any, ...]]:
     try:
         return _query(relation, name, sql).fetchall()
+    except duckdb.Error as exc:
+        raise engine_error(exc) from exc
+
+
+def write_parquet(relation: duckdb.DuckDBPyRelation, path: str) -> None:
+    """Run ``relation`` and write its rows to the Parquet file ``path`` (one scan).
+
+    Raises
+    ------
+    DataSourceError
+        If the input cannot be read (source :data:`DATA_NAME`) or the file
+        cannot be written (source ``path``).
+    EngineError
+        If the query fails otherwise.
+    """
+    try:
+        relation.write_parquet(path)
+    except duckdb.IOException as exc:
+        raise DataSourceError(path, f"cannot write Parquet: {exc}") from exc
     except duckdb.Error as exc:
         raise engine_error(exc) from exc
 
@@ -330,12 +350,43 @@ class DuckDBEngine(Engine):
     def renamed(self, names: Mapping[str, str]) -> DuckDBEngine:
         """``SELECT source AS name, ...`` (see :meth:`Engine.renamed`)."""
         self._require(names.values())
-        target = {source: name for name, source in names.items()}
-        kept = [c for c in self.relation.columns if c not in names or c in target]
         projection = ", ".join(
-            f"{quote_identifier(c)} AS {quote_identifier(target.get(c, c))}" for c in kept
+            f"{quote_identifier(c)} AS {quote_identifier(n)}"
+            for c, n in renaming(self.relation.columns, names)
         )
         return self._view(f"SELECT {projection} FROM {_DATA}", same_rows=True)
+
+    def split_rows(
+        self,
+        broken: Mapping[str, Expr],
+        column: str,
+        rename: Mapping[str, str] | None = None,
+    ) -> tuple[duckdb.DuckDBPyRelation, duckdb.DuckDBPyRelation]:
+        """Two queries: ``WHERE len(broken) = 0`` and ``> 0`` (see :meth:`Engine.split_rows`).
+
+        ``broken`` is ``list_filter([CASE WHEN condition THEN name END, ...], ...)``
+        over the renamed columns. The relations live on this engine's
+        connection: they stay usable while referenced, as long as the engine
+        is not closed.
+        """
+        columns, plan, carried = self._rows_plan(column, rename)
+        read = [f"{quote_identifier(c)} AS {quote_identifier(n)}" for c, n in plan]
+        read += [f"{quote_identifier(c)} AS {k}" for c, k in zip(columns, carried, strict=True)]
+        names = ", ".join(
+            f"CASE WHEN {render(condition)} THEN {sql_literal(name)} END"
+            for name, condition in broken.items()
+        )
+        listed = (
+            f"list_filter([{names}], lambda x: x IS NOT NULL)" if names else "CAST([] AS VARCHAR[])"
+        )
+        back = ", ".join(
+            f"{k} AS {quote_identifier(c)}" for c, k in zip(columns, carried, strict=True)
+        )
+        out = quote_identifier(column)
+        flagged = f"(SELECT {back}, {listed} AS {out} FROM (SELECT {', '.join(read)} FROM {_DATA}))"
+        valid = f"SELECT * EXCLUDE ({out}) FROM {flagged} WHERE len({out}) = 0"
+        invalid = f"SELECT * FROM {flagged} WHERE len({out}) > 0"
+        return _query(self.relation, _DATA, valid), _query(self.relation, _DATA, invalid)
 
     def split(self, test_ratio: float, seed: int) -> tuple[DuckDBEngine, DuckDBEngine]:
         """Rows by the hash of their position and ``seed``: the same split for the same seed."""

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pyarrow as pa
 
-from autovalidate.engines.base import Engine, ExecutionStats
+from autovalidate.engines.base import Engine, ExecutionStats, renaming
 from autovalidate.errors import EngineError
 from autovalidate.metrics.base import COUNT_COLUMN, ColumnKind, Grouping, Schema
 from autovalidate.metrics.expressions import (
@@ -303,12 +303,41 @@ class SparkEngine(Engine):
     def renamed(self, names: Mapping[str, str]) -> SparkEngine:
         """``select(source.alias(name), ...)`` (see :meth:`Engine.renamed`)."""
         self._require(names.values())
-        target = {source: name for name, source in names.items()}
-        kept = [c for c in self.frame.columns if c not in names or c in target]
         return self._view(
-            self.frame.select(*[render(Col(c), self.api).alias(target.get(c, c)) for c in kept]),
+            self.frame.select(
+                *[render(Col(c), self.api).alias(n) for c, n in renaming(self.frame.columns, names)]
+            ),
             same_rows=True,
         )
+
+    def split_rows(
+        self,
+        broken: Mapping[str, Expr],
+        column: str,
+        rename: Mapping[str, str] | None = None,
+    ) -> tuple[DataFrame, DataFrame]:
+        """Two lazy DataFrames: ``size(broken) == 0`` and ``> 0`` (see :meth:`Engine.split_rows`).
+
+        ``broken`` is ``array_compact(array(when(condition, name), ...))`` over
+        the renamed columns; no job runs until an action on the results. A bad
+        SQL predicate raises here on a classic session (the plan is analysed
+        now), and when a part is read on Spark Connect (analysed by the server).
+        """
+        columns, plan, carried = self._rows_plan(column, rename)
+        F = self.api.functions
+        with _spark_errors():
+            read = self.frame.select(
+                *[render(Col(c), self.api).alias(n) for c, n in plan],
+                *[render(Col(c), self.api).alias(k) for c, k in zip(columns, carried, strict=True)],
+            )
+            names = [F.when(render(e, self.api), F.lit(name)) for name, e in broken.items()]
+            listed = F.array_compact(F.array(*names)) if names else F.array().cast("array<string>")
+            flagged = read.select(
+                *[F.col(k).alias(c) for c, k in zip(columns, carried, strict=True)],
+                listed.alias(column),
+            )
+            size = F.size(F.col(_quote(column)))
+            return flagged.where(size == 0).drop(column), flagged.where(size > 0)
 
     def split(self, test_ratio: float, seed: int) -> tuple[SparkEngine, SparkEngine]:
         """``randomSplit([1 - test_ratio, test_ratio], seed)``."""

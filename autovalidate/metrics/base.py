@@ -319,6 +319,19 @@ class Analyzer(ABC):
         """
         return ()
 
+    def row_violation(self) -> Expr | None:
+        """The condition of a row that counts against the metric, or ``None``.
+
+        Defined for the analyzers whose metric is a fraction of rows (or of
+        values) meeting a row condition, among the rows passing ``where``:
+        the condition is true exactly on the rows the metric counts as
+        considered but not matching, so that the metric is 1.0 exactly when it
+        holds on no row (null counts as false). Metrics of the whole data
+        (sizes, means, uniqueness, distributions, lengths, types) have no
+        row-level meaning: ``None``.
+        """
+        return None
+
     def check_preconditions(self, schema: Schema) -> Exception | None:
         """Return the first failing precondition's error, or ``None``."""
         for condition in self.preconditions():

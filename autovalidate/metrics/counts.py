@@ -142,6 +142,10 @@ class Completeness(ColumnAnalyzer, RatioAnalyzer):
             E.count_where(where),
         )
 
+    def row_violation(self) -> E.Expr:
+        """A row passing ``where`` whose value of ``column`` is null."""
+        return E.where_condition(E.is_null(E.col(self.column)), where_expr(self.where))
+
 
 @dataclass(frozen=True)
 class Compliance(RatioAnalyzer):
@@ -187,6 +191,13 @@ class Compliance(RatioAnalyzer):
     def aggregations(self) -> tuple[E.Expr, ...]:
         """Rows passing filter and predicate, and rows passing the filter."""
         where = where_expr(self.where)
-        predicate = E.sql(self.predicate) if isinstance(self.predicate, str) else self.predicate
-        matching = predicate if where is None else E.and_(where, predicate)
-        return (E.count_where(matching), E.count_where(where))
+        predicate = self.predicate_expr()
+        return (E.count_where(E.where_condition(predicate, where)), E.count_where(where))
+
+    def predicate_expr(self) -> E.Expr:
+        """The predicate as an expression (SQL text as an ``Sql`` expression)."""
+        return E.sql(self.predicate) if isinstance(self.predicate, str) else self.predicate
+
+    def row_violation(self) -> E.Expr:
+        """A row passing ``where`` where the predicate is false or null."""
+        return E.where_condition(E.not_true(self.predicate_expr()), where_expr(self.where))

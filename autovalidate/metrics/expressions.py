@@ -68,6 +68,7 @@ __all__ = [
     "minimum",
     "mul",
     "not_",
+    "not_true",
     "or_",
     "project_aggregate_inputs",
     "quote_identifier",
@@ -81,6 +82,7 @@ __all__ = [
     "total",
     "var_pop",
     "when",
+    "where_condition",
     "where_selection",
     "window_sum",
 ]
@@ -316,6 +318,16 @@ def where_selection(x: Expr, where: Expr | None) -> Expr:
     the rows that pass the filter.
     """
     return x if where is None else when(where, x)
+
+
+def where_condition(condition: Expr, where: Expr | None) -> Expr:
+    """``condition`` on the rows a filter keeps (``where AND condition``); else ``condition``."""
+    return condition if where is None else and_(where, condition)
+
+
+def not_true(x: Expr) -> Call:
+    """True where the condition ``x`` is false or null (SQL ``x IS NOT TRUE``), never null."""
+    return not_(coalesce(x, lit(False)))
 
 
 def coalesce(*xs: Expr) -> Call:

@@ -120,7 +120,7 @@ class DataType(TextColumnAnalyzer):
         """Nulls, the three typed counts, and non-null values."""
         where = where_expr(self.where)
         value = E.col(self.column)
-        nulls = E.is_null(value) if where is None else E.and_(where, E.is_null(value))
+        nulls = E.where_condition(E.is_null(value), where)
         text = self.text()
         return (
             E.count_where(nulls),
@@ -176,6 +176,15 @@ class PatternMatch(TextColumnAnalyzer, RatioAnalyzer):
             E.count_where(where_expr(self.where)),
         )
 
+    def row_violation(self) -> E.Expr:
+        """A row passing ``where`` whose value is null or does not fully match ``pattern``.
+
+        Nulls count against the metric, as in Deequ (unlike
+        :class:`PatternConformance`).
+        """
+        violation = E.not_true(E.full_match(self.text(), self.pattern))
+        return E.where_condition(violation, where_expr(self.where))
+
 
 @dataclass(frozen=True)
 class PatternConformance(TextColumnAnalyzer):
@@ -222,6 +231,13 @@ class PatternConformance(TextColumnAnalyzer):
     def nonconforming(self) -> E.Expr:
         """The condition of a present value that does not fully match ``pattern``."""
         return E.and_(self.present(), E.not_(E.full_match(self.text(), self.pattern)))
+
+    def row_violation(self) -> E.Expr:
+        """A row passing ``where`` with a non-null value that does not fully match ``pattern``.
+
+        Nulls are not pattern violations (:meth:`nonconforming`).
+        """
+        return self.nonconforming()
 
     def state_from_aggregates(self, values: Sequence[Any]) -> NumMatchesAndCount:
         """Return the two counts (a state even when both are 0)."""

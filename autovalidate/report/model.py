@@ -20,8 +20,12 @@ from typing import TYPE_CHECKING, Any
 
 from autovalidate._version import __version__
 from autovalidate.checks.check import CheckLevel
-from autovalidate.checks.constraints import ConstraintResult, ConstraintStatus
-from autovalidate.export.base import constraint_label
+from autovalidate.checks.constraints import (
+    ConstraintResult,
+    ConstraintStatus,
+    PatternRuleConstraint,
+)
+from autovalidate.export.base import constraint_label, shorten
 from autovalidate.metrics.base import plain
 from autovalidate.pattern_constraint import PatternConstraint
 
@@ -213,28 +217,36 @@ class Report:
 # -- validate -------------------------------------------------------------------------------
 
 
-def validation_rows(suite: ConstraintSuite, result: VerificationResult) -> list[dict[str, Any]]:
+def validation_rows(
+    suite: ConstraintSuite | None, result: VerificationResult
+) -> list[dict[str, Any]]:
     """One JSON-ready row per constraint of a suite run (``validate --json``'s ``results``).
 
     Pattern constraints also give their validation result's fields, with the
     non-conforming examples the run fetched (:meth:`ConstraintSuite.run`).
+    ``suite`` is ``None`` for checks built in Python: a constraint's label is
+    then its name.
     """
     rows = []
-    for spec, check_result in zip(suite.checks, result.check_results, strict=True):
-        for constraint, outcome in zip(
-            spec.constraints, check_result.constraint_results, strict=True
-        ):
+    for i, check_result in enumerate(result.check_results):
+        outcomes = check_result.constraint_results
+        labels = (
+            [shorten(str(o.constraint), LABEL_WIDTH) for o in outcomes]
+            if suite is None
+            else [constraint_label(c, LABEL_WIDTH) for c in suite.checks[i].constraints]
+        )
+        for label, outcome in zip(labels, outcomes, strict=True):
             row: dict[str, Any] = {
-                "check": spec.description,
-                "check_level": spec.level.value,
+                "check": check_result.check.description,
+                "check_level": check_result.check.level.value,
                 "constraint": str(outcome.constraint),
-                "label": constraint_label(constraint, LABEL_WIDTH),
+                "label": label,
                 "constraint_status": outcome.status.value,
                 "constraint_message": outcome.message or "",
                 "passed": outcome.status is ConstraintStatus.SUCCESS,
                 "value": plain(outcome.value),
             }
-            if isinstance(constraint, PatternConstraint):
+            if isinstance(outcome.constraint, PatternRuleConstraint):
                 row.update(_pattern_fields(outcome))
             elif outcome.details is not None:
                 row["details"] = dict(outcome.details)

@@ -31,6 +31,7 @@ CASES = [
     errors.MissingDependencyError("autovalidate index build", "pyspark", "spark"),
     errors.RepositoryError("/repo.duckdb", "lock not obtained within 60 s"),
     errors.InsufficientHistoryError("orders", 1, 3),
+    errors.ValidationFailedError("Error", ["zip codes: pattern('zip', <digit>+): 3.00% ..."]),
 ]
 
 
@@ -55,3 +56,5 @@ def test_fields_survive() -> None:
     assert back.column == "zip" and back.available == ["ZipCode"]
     with pytest.raises(KeyError):
         raise back
+    back = pickle.loads(pickle.dumps(errors.ValidationFailedError("Error", ["a: b: c", "d: e: f"])))
+    assert back.status == "Error" and back.failures == ["a: b: c", "d: e: f"]

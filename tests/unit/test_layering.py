@@ -27,6 +27,7 @@ LAYERS: list[set[str]] = [
     {"checks"},  # checks, constraints (the anomaly constraint among them), suite files
     {"suggest"},
     {"export", "report"},  # a suite in other tools' formats; reports of runs
+    {"pipeline"},  # one call to validate and split a batch (the CLI's validate runs it)
     {"cli", "__main__", "__init__"},
 ]
 

@@ -1,0 +1,134 @@
+"""``autovalidate validate --failed-rows``: the rows that broke a row-level constraint, as Parquet.
+
+The issue's done-when: on the dirty hospital batch, with the pattern that
+``suggest`` learns on the clean table's ZipCode (index of lake-mini), the file
+holds exactly the rows whose ``zip`` breaks the pattern, computed here
+independently with Python's ``regex`` over the CSV's rows.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+import regex
+from typer.testing import CliRunner
+
+import autovalidate as av
+from autovalidate.checks.spec import CheckSpec, ConstraintSpec, ConstraintSuite
+from autovalidate.cli import app
+from autovalidate.pipeline import BROKEN_CONSTRAINTS
+
+runner = CliRunner()
+
+
+def run(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.mark.spark
+def test_failed_rows_of_the_dirty_hospital_batch_are_the_zip_pattern_breakers(
+    mini_index, dirty_clean, tmp_path
+):
+    clean, dirty = (dirty_clean / "hospital" / f"{b}.csv" for b in ("clean", "dirty"))
+    suite = tmp_path / "hospital-zip.json"
+    res = run("suggest", clean, "--column", "ZipCode", "--index", mini_index, "--out", suite)
+    assert res.exit_code == 0, res.output
+    (constraint,) = ConstraintSuite.load(suite).pattern_constraints()
+
+    out = tmp_path / "f.parquet"
+    res = run("validate", dirty, "--constraints", suite, "--rename", "ZipCode=zip")
+    assert res.exit_code == 1, res.output
+    assert not out.exists()
+    res = run(
+        "validate",
+        dirty,
+        "--constraints",
+        suite,
+        "--rename",
+        "ZipCode=zip",
+        "--failed-rows",
+        out,
+    )
+    assert res.exit_code == 1, res.output
+
+    # independently: Python's regex, full match, over the CSV's rows (an empty field is null)
+    full = regex.compile(constraint.regex)
+    rows = _rows(dirty)
+    expected = {tuple(r.values()) for r in rows if r["zip"] and not full.fullmatch(r["zip"])}
+    assert 0 < len(expected) < len(rows)
+
+    written = pq.read_table(out)
+    columns = [c for c in written.column_names if c != BROKEN_CONSTRAINTS]
+    assert columns == list(rows[0])  # the batch's own columns: zip, not ZipCode
+    got = [tuple(r[c] for c in columns) for r in written.to_pylist()]
+    assert len(got) == len(set(got)) and set(got) == expected
+    name = f"PatternConstraint(ZipCode, {constraint.regex})"
+    assert {tuple(b) for b in written.column(BROKEN_CONSTRAINTS).to_pylist()} == {(name,)}
+
+
+def _suite(tmp_path: Path) -> Path:
+    path = tmp_path / "suite.json"
+    path.write_text(
+        ConstraintSuite(
+            (
+                CheckSpec(
+                    "orders",
+                    av.CheckLevel.ERROR,
+                    (
+                        ConstraintSpec("is_complete", {"column": "id"}),
+                        ConstraintSpec(
+                            "is_contained_in",
+                            {"column": "status", "allowed_values": ["new", "paid"]},
+                        ),
+                        ConstraintSpec("is_unique", {"column": "id"}),
+                    ),
+                ),
+            )
+        ).to_json()
+    )
+    return path
+
+
+@pytest.fixture()
+def orders(tmp_path) -> Path:
+    path = tmp_path / "orders.csv"
+    path.write_text("id,status\n1,new\n,paid\n3,lost\n3,new\n")
+    return path
+
+
+def test_failed_rows_lists_each_rows_broken_constraints_and_matches_the_api(orders, tmp_path):
+    suite = _suite(tmp_path)
+    out = tmp_path / "failed.parquet"
+    out.write_text("an earlier version")
+    res = run("validate", orders, "-c", suite, "--failed-rows", out, "--json")
+    assert res.exit_code == 1, res.output
+    written = pq.read_table(out).to_pylist()
+    assert [(r["id"], r["status"], len(r[BROKEN_CONSTRAINTS])) for r in written] == [
+        (None, "paid", 1),
+        ("3", "lost", 1),
+    ]
+    assert [r[BROKEN_CONSTRAINTS][0].split("(")[0] for r in written] == [
+        "CompletenessConstraint",
+        "ComplianceConstraint",
+    ]
+    assert json.loads(res.output) == av.validate(orders, suite).to_dict()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["orders.csv", "suite.json", "failed.parquet"]
+    )  # no temporary file left
+
+
+def test_failed_rows_to_an_unwritable_place_is_one_line_and_exit_2(orders, tmp_path):
+    out = tmp_path / "missing-dir" / "failed.parquet"
+    res = run("validate", orders, "-c", _suite(tmp_path), "--failed-rows", out)
+    assert res.exit_code == 2
+    assert "failed.parquet" in res.output and "Traceback" not in res.output
+    assert not out.parent.exists()
