@@ -233,9 +233,9 @@ class PatternConformance(TextColumnAnalyzer):
         return E.and_(self.present(), E.not_(E.full_match(self.text(), self.pattern)))
 
     def row_violation(self) -> E.Expr:
-        """A row passing ``where`` with a non-null value that does not fully match ``pattern``.
+        """A row passing ``where`` with a present value that does not fully match ``pattern``.
 
-        Nulls are not pattern violations (:meth:`nonconforming`).
+        Missing values are not pattern violations (:meth:`nonconforming`).
         """
         return self.nonconforming()
 
