@@ -74,7 +74,7 @@ class FprPrior(NamedTuple):
     mean: float
     strength: float
 
-    def estimate(self, fpr: float, cov: int, pure: float = 0.0, mean: float | None = None) -> float:
+    def estimate(self, fpr: float, cov: int, pure: float = 0.0) -> float:
         """The shrunk FPR_T of a pattern, a fraction in [0, 1].
 
         Parameters
@@ -83,15 +83,11 @@ class FprPrior(NamedTuple):
             The pattern's FPR_T (Eq. 4) and Cov_T in the index.
         pure
             Further columns of impurity 0 that count as evidence (weights).
-        mean
-            A prior mean informed by the pattern's place in the hierarchy
-            (its generalizations' estimates); the fitted :attr:`mean` if None.
         """
         denominator = cov + self.strength + pure
         if denominator <= 0:
             return fpr
-        prior_mean = self.mean if mean is None else mean
-        return (fpr * cov + self.strength * prior_mean) / denominator
+        return (fpr * cov + self.strength * self.mean) / denominator
 
 
 class PatternIndex:

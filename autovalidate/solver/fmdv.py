@@ -43,7 +43,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from autovalidate.errors import ParameterError
-from autovalidate.index.reader import PatternIndex
+from autovalidate.index.reader import PatternIndex, PatternStats
 from autovalidate.patterns.enumeration import MAX_TAU
 from autovalidate.patterns.hierarchy import escape_literal
 from autovalidate.patterns.render import pattern_regex
@@ -347,7 +347,10 @@ def _solve_format(
     candidates = sum(len(s.found) for s in spaces)
     prior = index.prior
     for space in spaces:
-        space.shrink(prior, params.train_weight)
+        space.found = {
+            p: PatternStats(prior.estimate(st.fpr, st.cov, params.train_weight), st.cov)
+            for p, st in space.found.items()
+        }
     for variant in variants:
         choices = {}
         for (s, e), (space, optional) in variant.segments.items():

@@ -24,7 +24,7 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from autovalidate.index.reader import FprPrior, PatternIndex, PatternStats
+from autovalidate.index.reader import PatternIndex, PatternStats
 from autovalidate.patterns.hierarchy import generalizations
 from autovalidate.patterns.tokens import Token
 
@@ -99,8 +99,6 @@ class SegmentSpace:
     found: dict[str, PatternStats] = field(default_factory=dict)
     #: pattern -> specificity: the sum of its options' levels in the hierarchy
     level: dict[str, int] = field(default_factory=dict)
-    #: pattern -> its node (one option per slot)
-    nodes: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, rows: Sequence[Sequence[Token]]) -> SegmentSpace | None:
@@ -132,35 +130,7 @@ class SegmentSpace:
         pattern = "".join(node)
         if pattern not in self.level:
             self.level[pattern] = sum(s.levels[o] for s, o in zip(self.slots, node, strict=True))
-            self.nodes[pattern] = node
         return pattern
-
-    def shrink(self, prior: FprPrior, pure: float) -> None:
-        """Replace each found pattern's FPR_T (Eq. 4) by its shrunk estimate.
-
-        The prior mean of a pattern is the largest estimate among its
-        immediate generalizations in the space (a pattern matches fewer of a
-        column's values than any of its generalizations, so it is at least
-        as impure where both match), and the index's fitted mean for a
-        pattern none of whose generalizations was found; the prior strength
-        is the index's (:class:`~autovalidate.index.reader.FprPrior`).
-        Generalizations come first (by level), so each mean is already
-        shrunk.
-        """
-        estimates: dict[str, float] = {}
-        for pattern in sorted(self.found, key=lambda p: self.level[p]):
-            node = self.nodes[pattern]
-            parents = [
-                estimates[q]
-                for i, slot in enumerate(self.slots)
-                for option in slot.parents[node[i]]
-                if (q := "".join(node[:i] + (option,) + node[i + 1 :])) in estimates
-            ]
-            st = self.found[pattern]
-            estimates[pattern] = prior.estimate(
-                st.fpr, st.cov, pure, mean=max(parents) if parents else None
-            )
-        self.found = {p: PatternStats(estimates[p], st.cov) for p, st in self.found.items()}
 
     def best(self, *, max_fpr: float, min_cov: int, objective: str = "fpr") -> Hypothesis | None:
         """The best feasible pattern (FPR_T ≤ r, Cov_T ≥ m).
