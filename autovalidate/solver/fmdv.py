@@ -264,15 +264,19 @@ def _variants(
         groups.setdefault(row.signature, []).append(row)
     ordered = sorted(groups.items(), key=lambda kv: (-sum(r.weight for r in kv[1]), kv[0]))
     variants: list[_Variant] = []
-    kept = [r for _, g in ordered for r in g]
-    total = sum(r.weight for r in kept)
+    # the groups are laid out heaviest first, so each retained set (the rarest
+    # groups dropped) is a prefix of ``every``: slices, not membership tests,
+    # keep this linear in the number of distinct values
+    every = [r for _, g in ordered for r in g]
+    end = len(every)
+    total = sum(r.weight for r in every)
     for drop in range(len(ordered)):
         retained = total / n
-        if 1.0 - retained > theta + 1e-12 or not kept or len(variants) == MAX_VARIANTS:
+        if 1.0 - retained > theta + 1e-12 or not end or len(variants) == MAX_VARIANTS:
             break
-        variants.append(_Variant(kept, retained))
+        variants.append(_Variant(every[:end], retained))
         dropped = ordered[len(ordered) - 1 - drop][1]
-        kept = [r for r in kept if r not in dropped]
+        end -= len(dropped)
         total -= sum(r.weight for r in dropped)
     return variants, [sig for sig, _ in ordered]
 
