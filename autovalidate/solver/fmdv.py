@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from autovalidate.errors import ParameterError
 from autovalidate.index.reader import PatternIndex
@@ -39,7 +40,7 @@ from autovalidate.patterns.render import pattern_regex
 from autovalidate.patterns.tokens import Token, tokenize
 from autovalidate.solver.alignment import Alignment, align, token_class
 from autovalidate.solver.dp import SegmentChoice, best_segmentation
-from autovalidate.solver.search import Hypothesis, SegmentSpace, search
+from autovalidate.solver.search import Hypothesis, SegmentSpace, position_slot, search
 
 __all__ = ["METHODS", "OBJECTIVES", "Solution", "SolverParams", "solve"]
 
@@ -311,27 +312,47 @@ def _plan(
     alignment = alignment.restrict(keep)
     position_of = dict(zip([signatures[i] for i in keep], alignment.positions, strict=True))
     variant.width = alignment.width
+    # A space is a product over positions (SegmentSpace.of), so a segment's
+    # space depends on the distinct tokens at each aligned column, not on the
+    # rows: one pass over the rows collects them per signature, and each
+    # segment then costs a pass over the signatures, not over the rows.
+    tokens_of: dict[tuple[str, ...], list[set[Token]]] = {}
+    for row in rows:
+        columns = tokens_of.get(row.signature)
+        if columns is None:
+            columns = tokens_of[row.signature] = [set() for _ in range(alignment.width)]
+        for column, i in enumerate(position_of[row.signature]):
+            if i is not None:
+                columns[column].add(row.value_tokens[i])
+    sigs = list(tokens_of)
+    union: dict[tuple[int, tuple[int, ...]], frozenset[Token]] = {}
+    slots: dict[tuple[int, tuple[int, ...]], Any] = {}
     for s in range(alignment.width):
         for e in range(s, min(alignment.width, s + tau)):
-            sub_rows: set[tuple[Token, ...]] = set()
+            here: list[int] = []  # signatures with tokens in every column of [s, e]
             absent = False
             valid = True
-            for row in rows:
-                cols = position_of[row.signature][s : e + 1]
-                tokens_here = [c for c in cols if c is not None]
-                if not tokens_here:
+            for j, sig in enumerate(sigs):
+                cols = position_of[sig][s : e + 1]
+                filled = sum(c is not None for c in cols)
+                if not filled:
                     absent = True
-                elif len(tokens_here) != len(cols):
+                elif filled != len(cols):
                     valid = False
                     break
                 else:
-                    sub_rows.add(row.value_tokens[tokens_here[0] : tokens_here[-1] + 1])
-            if not valid or not sub_rows:
+                    here.append(j)
+            if not valid or not here:
                 continue
-            if not absent and len(sub_rows) == 1:
-                (only,) = sub_rows
+            key = tuple(here)
+            for c in range(s, e + 1):
+                if (c, key) not in union:
+                    union[(c, key)] = frozenset().union(*(tokens_of[sigs[j]][c] for j in here))
+                    slots[(c, key)] = position_slot(union[(c, key)])
+            if not absent and all(len(union[(c, key)]) == 1 for c in range(s, e + 1)):
+                only = [next(iter(union[(c, key)])) for c in range(s, e + 1)]
                 if all(t.kind == "S" for t in only):
                     variant.delimiters[(s, e)] = escape_literal("".join(t.text for t in only))
-            space = SegmentSpace.of(list(sub_rows))
-            if space is not None:
-                variant.segments[(s, e)] = (space, absent)
+            segment_slots = [slots[(c, key)] for c in range(s, e + 1)]
+            if all(slot is not None for slot in segment_slots):
+                variant.segments[(s, e)] = (SegmentSpace(segment_slots), absent)

@@ -1,4 +1,4 @@
-"""The horizontal cut's retained sets: linear construction, same result as the quadratic one."""
+"""Retained sets and segment planning: linear constructions, same results as the per-row ones."""
 
 from __future__ import annotations
 
@@ -7,9 +7,11 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from autovalidate.patterns.hierarchy import escape_literal
 from autovalidate.patterns.tokens import tokenize
-from autovalidate.solver.alignment import token_class
-from autovalidate.solver.fmdv import MAX_VARIANTS, _Row, _Variant, _variants
+from autovalidate.solver.alignment import align, token_class
+from autovalidate.solver.fmdv import MAX_VARIANTS, _plan, _Row, _Variant, _variants
+from autovalidate.solver.search import SegmentSpace
 
 
 def _rows(values: list[str]) -> tuple[list[_Row], int]:
@@ -61,3 +63,78 @@ def test_many_rare_groups_are_dropped_in_order():
     variants, _ = _variants(rows, n, 0.1)
     assert [v.retained for v in variants] == [(100 - 2 * k) / 100 for k in range(6)]
     assert [len(v.rows) for v in variants] == [len(v.rows) for v in _reference(rows, n, 0.1)]
+
+
+def _reference_plan(variant: _Variant, *, tau, alignment, signatures) -> None:
+    """The former planning: every segment gathers the distinct token rows of every row."""
+    rows = variant.rows
+    present = {r.signature for r in rows}
+    keep = [i for i, sig in enumerate(signatures) if sig in present]
+    alignment = alignment.restrict(keep)
+    position_of = dict(zip([signatures[i] for i in keep], alignment.positions, strict=True))
+    variant.width = alignment.width
+    for s in range(alignment.width):
+        for e in range(s, min(alignment.width, s + tau)):
+            sub_rows = set()
+            absent = False
+            valid = True
+            for row in rows:
+                cols = position_of[row.signature][s : e + 1]
+                tokens_here = [c for c in cols if c is not None]
+                if not tokens_here:
+                    absent = True
+                elif len(tokens_here) != len(cols):
+                    valid = False
+                    break
+                else:
+                    sub_rows.add(row.value_tokens[tokens_here[0] : tokens_here[-1] + 1])
+            if not valid or not sub_rows:
+                continue
+            if not absent and len(sub_rows) == 1:
+                (only,) = sub_rows
+                if all(t.kind == "S" for t in only):
+                    variant.delimiters[(s, e)] = escape_literal("".join(t.text for t in only))
+            space = SegmentSpace.of(list(sub_rows))
+            if space is not None:
+                variant.segments[(s, e)] = (space, absent)
+
+
+def _shape(variant: _Variant):
+    return (
+        variant.width,
+        dict(variant.delimiters),
+        {
+            seg: (absent, [(slot.options, slot.roots, slot.levels) for slot in space.slots])
+            for seg, (space, absent) in variant.segments.items()
+        },
+    )
+
+
+ID_LIKE = st.builds(
+    lambda parts, seps: "".join(p + s for p, s in zip(parts, seps, strict=False)),
+    st.lists(
+        st.sampled_from(["12", "2019", "ab", "X9", "3.5", "Mar", "a1b2"]), min_size=1, max_size=5
+    ),
+    st.lists(st.sampled_from(["-", ":", "|", " ", "T", ""]), min_size=0, max_size=5),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(values=st.lists(ID_LIKE, min_size=1, max_size=30), tau=st.sampled_from([2, 4, 8]))
+def test_plan_matches_the_per_row_reference(values, tau):
+    rows, n = _rows(values)
+    variants, signatures = _variants(rows, n, 0.5)
+    if not variants:
+        return
+    weights: Counter[tuple[str, ...]] = Counter()
+    for r in rows:
+        weights[r.signature] += r.weight
+    alignment = align(signatures, [weights[sig] for sig in signatures])
+    for variant in variants:
+        fast, slow = (
+            _Variant(variant.rows, variant.retained),
+            _Variant(variant.rows, variant.retained),
+        )
+        _plan(fast, tau=tau, alignment=alignment, signatures=signatures)
+        _reference_plan(slow, tau=tau, alignment=alignment, signatures=signatures)
+        assert _shape(fast) == _shape(slow)
