@@ -27,6 +27,7 @@ here is pure computation over the index; no I/O besides the lookups.
 
 from __future__ import annotations
 
+import string
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -212,13 +213,7 @@ def solve(
     n = sum(counts.values())
     if n == 0:
         return None
-    rows = []
-    for value, weight in counts.items():
-        tokens = tokenize(value)
-        if not tokens:
-            continue  # the empty string has no tokens and no pattern but <all>
-        signature = tuple(token_class(t.kind, t.text) for t in tokens)
-        rows.append(_Row(tokens, weight, signature))
+    rows = _rows(counts)
     vertical = method in ("fmdv-v", "fmdv-vh")
     horizontal = method in ("fmdv-h", "fmdv-vh")
     variants, signatures = _variants(rows, n, params.theta if horizontal else 0.0)
@@ -250,6 +245,51 @@ def solve(
         if chosen is not None:
             return Solution(method, tuple(chosen), variant.retained, lookups, candidates)
     return None
+
+
+#: An ASCII value's shape: upper-case letters -> A, lower-case -> a, digits -> 0, symbols kept.
+_SHAPE = str.maketrans(
+    {
+        **dict.fromkeys(string.ascii_uppercase, "A"),
+        **dict.fromkeys(string.ascii_lowercase, "a"),
+        **dict.fromkeys(string.digits, "0"),
+    }
+)
+
+
+def _rows(counts: Counter[str]) -> list[_Row]:
+    """The tokens and signature of every distinct value (the empty string has none: left out).
+
+    The lexer (:func:`~autovalidate.patterns.tokens.tokenize`) cuts and labels
+    tokens by character class alone (letter, digit, each symbol), so values
+    of one shape (:data:`_SHAPE`) have tokens at the same offsets with the
+    same kinds and signature: an ASCII value is cut where its shape's tokens
+    are, tokenized once per shape (10^6 timestamps have a handful of shapes).
+    Other values are tokenized one by one.  Linear in the number of values.
+    """
+    shapes: dict[str, tuple[tuple[tuple[str, int, int], ...], tuple[str, ...]]] = {}
+    rows = []
+    for value, weight in counts.items():
+        if value.isascii():
+            shape = value.translate(_SHAPE)
+            cut = shapes.get(shape)
+            if cut is None:
+                offsets = []
+                end = 0
+                shape_tokens = tokenize(shape)
+                for t in shape_tokens:
+                    offsets.append((t.kind, end, end + len(t.text)))
+                    end += len(t.text)
+                sig = tuple(token_class(t.kind, t.text) for t in shape_tokens)
+                cut = shapes[shape] = (tuple(offsets), sig)
+            tokens = tuple([Token(kind, value[a:b]) for kind, a, b in cut[0]])
+            signature = cut[1]
+        else:
+            tokens = tokenize(value)
+            signature = tuple(token_class(t.kind, t.text) for t in tokens)
+        if tokens:  # the empty string has no tokens and no pattern but <all>
+            rows.append(_Row(tokens, weight, signature))
+    return rows
 
 
 def _variants(
@@ -316,14 +356,13 @@ def _plan(
     # space depends on the distinct tokens at each aligned column, not on the
     # rows: one pass over the rows collects them per signature, and each
     # segment then costs a pass over the signatures, not over the rows.
-    tokens_of: dict[tuple[str, ...], list[set[Token]]] = {}
+    by_signature: dict[tuple[str, ...], list[tuple[Token, ...]]] = {}
     for row in rows:
-        columns = tokens_of.get(row.signature)
-        if columns is None:
-            columns = tokens_of[row.signature] = [set() for _ in range(alignment.width)]
-        for column, i in enumerate(position_of[row.signature]):
-            if i is not None:
-                columns[column].add(row.value_tokens[i])
+        by_signature.setdefault(row.signature, []).append(row.value_tokens)
+    tokens_of: dict[tuple[str, ...], list[frozenset[Token]]] = {}
+    for sig, group in by_signature.items():
+        at = [frozenset(tokens) for tokens in zip(*group, strict=True)]
+        tokens_of[sig] = [frozenset() if i is None else at[i] for i in position_of[sig]]
     sigs = list(tokens_of)
     union: dict[tuple[int, tuple[int, ...]], frozenset[Token]] = {}
     slots: dict[tuple[int, tuple[int, ...]], Any] = {}

@@ -11,6 +11,7 @@ from autovalidate.patterns.hierarchy import escape_literal
 from autovalidate.patterns.tokens import tokenize
 from autovalidate.solver.alignment import align, token_class
 from autovalidate.solver.fmdv import MAX_VARIANTS, _plan, _Row, _Variant, _variants
+from autovalidate.solver.fmdv import _rows as fmdv_rows
 from autovalidate.solver.search import SegmentSpace
 
 
@@ -138,3 +139,32 @@ def test_plan_matches_the_per_row_reference(values, tau):
         _plan(fast, tau=tau, alignment=alignment, signatures=signatures)
         _reference_plan(slow, tau=tau, alignment=alignment, signatures=signatures)
         assert _shape(fast) == _shape(slow)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    values=st.lists(
+        st.text(alphabet="aZeE x9+-.,:/|_T\u00e9\u00df\u0661", min_size=0, max_size=12),
+        min_size=1,
+        max_size=20,
+    )
+)
+def test_rows_by_shape_equal_rows_by_tokenize(values):
+    """Tokens cut at the offsets of a value's shape are the lexer's own tokens.
+
+    This holds while tokenize looks at character classes only (letter, digit,
+    each symbol); a lexer rule on particular letters would fail here.
+    """
+    counts = Counter(values)
+    expected, _ = _rows(values)
+    assert fmdv_rows(counts) == expected
+
+
+def test_rows_by_shape_on_real_lake_values(lake_mini):
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(next(lake_mini.glob("*.parquet")), columns=["values"])
+    values = [v for col in table.column(0).to_pylist()[::7] for v in col[:50] if v is not None]
+    assert len(values) > 5_000
+    expected, _ = _rows(values)
+    assert fmdv_rows(Counter(values)) == expected
