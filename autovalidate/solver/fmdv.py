@@ -267,7 +267,10 @@ def _rows(counts: Counter[str]) -> list[_Row]:
     are, tokenized once per shape (10^6 timestamps have a handful of shapes).
     Other values are tokenized one by one.  Linear in the number of values.
     """
-    shapes: dict[str, tuple[tuple[tuple[str, int, int], ...], tuple[str, ...]]] = {}
+    # equal tokens are one object (10^6 values of 9 tokens repeat most of them)
+    pools: dict[str, dict[str, Token]] = {}
+    shapes: dict[str, tuple[tuple[tuple[dict[str, Token], str, int, int], ...], tuple[str, ...]]]
+    shapes = {}
     rows = []
     for value, weight in counts.items():
         if value.isascii():
@@ -278,11 +281,19 @@ def _rows(counts: Counter[str]) -> list[_Row]:
                 end = 0
                 shape_tokens = tokenize(shape)
                 for t in shape_tokens:
-                    offsets.append((t.kind, end, end + len(t.text)))
+                    pool = pools.setdefault(t.kind, {})
+                    offsets.append((pool, t.kind, end, end + len(t.text)))
                     end += len(t.text)
                 sig = tuple(token_class(t.kind, t.text) for t in shape_tokens)
                 cut = shapes[shape] = (tuple(offsets), sig)
-            tokens = tuple([Token(kind, value[a:b]) for kind, a, b in cut[0]])
+            cut_tokens = []
+            for pool, kind, a, b in cut[0]:
+                text = value[a:b]
+                token = pool.get(text)
+                if token is None:
+                    token = pool[text] = Token(kind, text)
+                cut_tokens.append(token)
+            tokens = tuple(cut_tokens)
             signature = cut[1]
         else:
             tokens = tokenize(value)
