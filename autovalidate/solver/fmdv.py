@@ -27,11 +27,13 @@ here is pure computation over the index; no I/O besides the lookups.
 
 from __future__ import annotations
 
+import itertools
+import operator
 import string
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from autovalidate.errors import ParameterError
 from autovalidate.index.reader import PatternIndex
@@ -257,6 +259,32 @@ _SHAPE = str.maketrans(
 )
 
 
+@dataclass(frozen=True)
+class _Shape:
+    """Where the tokens of an ASCII value of one shape are, and what they are."""
+
+    texts: Callable[[str], tuple[str, ...]]  # the tokens' texts of a value, in one C call
+    kinds: tuple[str, ...]
+    pools: tuple[dict[str, Token], ...]  # the interned tokens of each token's kind
+    signature: tuple[str, ...]
+
+    @classmethod
+    def of(cls, shape_tokens: tuple[Token, ...], pools: dict[str, dict[str, Token]]) -> _Shape:
+        ends = list(itertools.accumulate(len(t.text) for t in shape_tokens))
+        slices = [slice(e - len(t.text), e) for t, e in zip(shape_tokens, ends, strict=True)]
+        texts: Callable[[str], tuple[str, ...]]
+        if len(slices) > 1:
+            texts = operator.itemgetter(*slices)
+        else:  # itemgetter of one item returns the item, and of none is an error
+            texts = lambda value: tuple(value[part] for part in slices)  # noqa: E731
+        return cls(
+            texts,
+            tuple(t.kind for t in shape_tokens),
+            tuple(pools.setdefault(t.kind, {}) for t in shape_tokens),
+            tuple(token_class(t.kind, t.text) for t in shape_tokens),
+        )
+
+
 def _rows(counts: Counter[str]) -> list[_Row]:
     """The tokens and signature of every distinct value (the empty string has none: left out).
 
@@ -269,32 +297,24 @@ def _rows(counts: Counter[str]) -> list[_Row]:
     """
     # equal tokens are one object (10^6 values of 9 tokens repeat most of them)
     pools: dict[str, dict[str, Token]] = {}
-    shapes: dict[str, tuple[tuple[tuple[dict[str, Token], str, int, int], ...], tuple[str, ...]]]
-    shapes = {}
+    shapes: dict[str, _Shape] = {}
     rows = []
     for value, weight in counts.items():
         if value.isascii():
             shape = value.translate(_SHAPE)
             cut = shapes.get(shape)
             if cut is None:
-                offsets = []
-                end = 0
-                shape_tokens = tokenize(shape)
-                for t in shape_tokens:
-                    pool = pools.setdefault(t.kind, {})
-                    offsets.append((pool, t.kind, end, end + len(t.text)))
-                    end += len(t.text)
-                sig = tuple(token_class(t.kind, t.text) for t in shape_tokens)
-                cut = shapes[shape] = (tuple(offsets), sig)
-            cut_tokens = []
-            for pool, kind, a, b in cut[0]:
-                text = value[a:b]
-                token = pool.get(text)
-                if token is None:
-                    token = pool[text] = Token(kind, text)
-                cut_tokens.append(token)
-            tokens = tuple(cut_tokens)
-            signature = cut[1]
+                cut = shapes[shape] = _Shape.of(tokenize(shape), pools)
+            texts = cut.texts(value)
+            found = tuple(map(dict.get, cut.pools, texts))
+            if None not in found:
+                tokens = cast("tuple[Token, ...]", found)
+            else:  # first sightings of some tokens
+                tokens = tuple(
+                    pool.setdefault(text, Token(kind, text))
+                    for pool, text, kind in zip(cut.pools, texts, cut.kinds, strict=True)
+                )
+            signature = cut.signature
         else:
             tokens = tokenize(value)
             signature = tuple(token_class(t.kind, t.text) for t in tokens)
