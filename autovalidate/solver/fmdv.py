@@ -27,11 +27,13 @@ here is pure computation over the index; no I/O besides the lookups.
 
 from __future__ import annotations
 
+import gc
 import itertools
 import operator
 import string
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -295,6 +297,27 @@ def _rows(counts: Counter[str]) -> list[_Row]:
     are, tokenized once per shape (10^6 timestamps have a handful of shapes).
     Other values are tokenized one by one.  Linear in the number of values.
     """
+    with _no_cyclic_gc():
+        return _rows_of(counts)
+
+
+@contextmanager
+def _no_cyclic_gc() -> Iterator[None]:
+    """Pause the cycle collector while building many acyclic tuples.
+
+    Allocating 10^6 rows of tuples would run it over every live object again
+    and again: half the time of :func:`_rows` at 10^6 values.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _rows_of(counts: Counter[str]) -> list[_Row]:
     # equal tokens are one object (10^6 values of 9 tokens repeat most of them)
     pools: dict[str, dict[str, Token]] = {}
     shapes: dict[str, _Shape] = {}
@@ -388,12 +411,14 @@ def _plan(
     # rows: one pass over the rows collects them per signature, and each
     # segment then costs a pass over the signatures, not over the rows.
     by_signature: dict[tuple[str, ...], list[tuple[Token, ...]]] = {}
-    for row in rows:
-        by_signature.setdefault(row.signature, []).append(row.value_tokens)
     tokens_of: dict[tuple[str, ...], list[frozenset[Token]]] = {}
-    for sig, group in by_signature.items():
-        at = [frozenset(tokens) for tokens in zip(*group, strict=True)]
-        tokens_of[sig] = [frozenset() if i is None else at[i] for i in position_of[sig]]
+    with _no_cyclic_gc():
+        for row in rows:
+            by_signature.setdefault(row.signature, []).append(row.value_tokens)
+        for sig, group in by_signature.items():
+            at = [frozenset(tokens) for tokens in zip(*group, strict=True)]
+            tokens_of[sig] = [frozenset() if i is None else at[i] for i in position_of[sig]]
+        del by_signature
     sigs = list(tokens_of)
     union: dict[tuple[int, tuple[int, ...]], frozenset[Token]] = {}
     slots: dict[tuple[int, tuple[int, ...]], Any] = {}
