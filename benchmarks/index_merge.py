@@ -157,9 +157,7 @@ def run_benchmark(lake: Path, new_fraction: float, master: str, work: Path) -> d
             "build_old", lambda: build_index(spark, str(work / "lakes/old"), str(out / "old"))
         )
         timed("build_new", lambda: build_index(spark, str(work / "lakes/new"), str(out / "new")))
-        merged = timed(
-            "merge", lambda: merge_indexes([out / "old", out / "new"], out / "appended")
-        )
+        merged = timed("merge", lambda: merge_indexes([out / "old", out / "new"], out / "appended"))
         whole = timed("rebuild", lambda: build_index(spark, str(lake), str(out / "rebuilt")))
     finally:
         spark.stop()

@@ -1,4 +1,4 @@
-"""``autovalidate index merge`` and ``index build --merge-into`` end to end, with real Spark builds."""
+"""``autovalidate index merge`` and ``index build --merge-into`` end to end, real Spark builds."""
 
 from __future__ import annotations
 
@@ -83,7 +83,7 @@ def test_cli_refuses_incompatible_inputs_in_one_line(lakes, tmp_path):
 
 @pytest.mark.spark
 def test_spark_builds_merge_like_the_spark_build_of_the_union(spark, lakes, tmp_path):
-    """build --lake NEW --merge-into spark(OLD) == spark(OLD ∪ NEW); the local merge law, on Spark."""
+    """build --lake NEW --merge-into spark(OLD) == spark(OLD ∪ NEW): the merge law on Spark."""
     build_index(spark, str(lakes["old"]), str(tmp_path / "old"), partitions=2)
     build_index(spark, str(lakes["all"]), str(tmp_path / "all"), partitions=3)
     res = run(

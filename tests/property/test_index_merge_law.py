@@ -1,4 +1,4 @@
-"""The index merge law: merge(build(L1), ..., build(Lk)) == build(L1 ∪ ... ∪ Lk), pattern by pattern.
+"""The index merge law: merge(build(L1), ..., build(Lk)) == build(L1 ∪ ... ∪ Lk), per pattern.
 
 On partitions of real columns of ``../shared/lake-mini`` chosen by
 hypothesis, with the in-process builder (the Spark build's merge is checked in
