@@ -21,6 +21,7 @@ from autovalidate.index.merge import (
     planned_params,
 )
 from autovalidate.index.reader import PatternIndex
+from autovalidate.index.schema import IndexMetadata
 from autovalidate.patterns.enumeration import DEFAULT_BUDGET, DEFAULT_LADDER, DEFAULT_TAU
 
 #: Where Spark's own log lines go unless ``--verbose``: overwritten by each build.
@@ -146,15 +147,7 @@ def build(
         finally:
             if built_out != out:
                 shutil.rmtree(built_out, ignore_errors=True)
-    if as_json:
-        print_json({"path": str(out), **meta.__dict__})
-        return
-    console.print(
-        styled("built", "green"),
-        f"{out}: {meta.patterns:,} patterns from "
-        f"{meta.corpus['columns']:,} columns "
-        f"({meta.corpus['values']:,} values) in {time.time() - started:.0f} s",
-    )
+    _published("built", out, meta, started, as_json=as_json)
 
 
 @app.command("merge")
@@ -180,13 +173,20 @@ def merge(
     """
     started = time.time()
     meta = merge_indexes(inputs, out, overwrite=overwrite)
+    _published("merged", out, meta, started, as_json=as_json)
+
+
+def _published(verb: str, out: Path, meta: IndexMetadata, started: float, *, as_json: bool) -> None:
+    """Say what was published at ``out``: the metadata as JSON, or one line."""
     if as_json:
         print_json({"path": str(out), **meta.__dict__})
         return
+    lakes = meta.corpus.get("lakes")
     console.print(
-        styled("merged", "green"),
-        f"{out}: {meta.patterns:,} patterns from {len(inputs)} indexes of "
-        f"{len(meta.corpus['lakes'])} lakes, {meta.corpus['columns']:,} columns "
+        styled(verb, "green"),
+        f"{out}: {meta.patterns:,} patterns from "
+        + (f"{len(lakes)} lakes, " if lakes else "")
+        + f"{meta.corpus['columns']:,} columns "
         f"({meta.corpus['values']:,} values) in {time.time() - started:.1f} s",
     )
 

@@ -53,7 +53,7 @@ def test_cli_merge_and_info(lakes, tmp_path):
     write_local_index(values_of(lakes["all"]), tmp_path / "all")
     res = run("index", "merge", tmp_path / "old", tmp_path / "new", "--out", tmp_path / "m")
     assert res.exit_code == 0, res.output
-    assert res.output.startswith("merged") and "2 lakes, 100 columns" in res.output
+    assert res.output.startswith("merged") and "from 2 lakes, 100 columns" in res.output
     assert_same_index(tmp_path / "m", tmp_path / "all")
     info = run("index", "info", tmp_path / "m")
     assert info.exit_code == 0, info.output
@@ -81,25 +81,20 @@ def test_cli_refuses_incompatible_inputs_in_one_line(lakes, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["new", "old"]
 
 
+def build_into(lake: Path, existing: Path, out: Path, *options: str):
+    """``index build --lake LAKE --merge-into EXISTING --out OUT`` on two partitions."""
+    return run(
+        "index", "build", "--lake", lake, "--merge-into", existing, "--out", out,
+        "--partitions", "2", *options,
+    )  # fmt: skip
+
+
 @pytest.mark.spark
 def test_spark_builds_merge_like_the_spark_build_of_the_union(spark, lakes, tmp_path):
     """build --lake NEW --merge-into spark(OLD) == spark(OLD ∪ NEW): the merge law on Spark."""
     build_index(spark, str(lakes["old"]), str(tmp_path / "old"), partitions=2)
     build_index(spark, str(lakes["all"]), str(tmp_path / "all"), partitions=3)
-    res = run(
-        "index",
-        "build",
-        "--lake",
-        lakes["new"],
-        "--merge-into",
-        tmp_path / "old",
-        "--out",
-        tmp_path / "old",
-        "--overwrite",
-        "--partitions",
-        "2",
-        "--json",
-    )
+    res = build_into(lakes["new"], tmp_path / "old", tmp_path / "old", "--overwrite", "--json")
     assert res.exit_code == 0, res.output
     meta = json.loads(res.output)
     assert meta["build"]["engine"] == "merge" and meta["corpus"]["columns"] == 100
@@ -114,17 +109,6 @@ def test_spark_builds_merge_like_the_spark_build_of_the_union(spark, lakes, tmp_
         assert merged.metadata.build["rungs"] == all_.metadata.build["rungs"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["all", "old"]  # no staging left
     # a build whose parameters differ is refused before it starts
-    res = run(
-        "index",
-        "build",
-        "--lake",
-        lakes["new"],
-        "--merge-into",
-        tmp_path / "old",
-        "--out",
-        tmp_path / "x",
-        "--tau",
-        "6",
-    )
+    res = build_into(lakes["new"], tmp_path / "old", tmp_path / "x", "--tau", "6")
     assert res.exit_code == 2 and "cannot merge" in res.output, res.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["all", "old"]
