@@ -149,7 +149,7 @@ def plot(report: dict[str, Any], path: Path) -> None:
     ax.loglog(xs, [ys[0] * x / xs[0] for x in xs], "--", color="grey", label="slope 1 (linear)")
     ax.axhline(10, color="red", linewidth=0.8, label="target at 10^6: 10 s")
     ax.set_xlabel("training values")
-    ax.set_ylabel("suggest wall time (s)")
+    ax.set_ylabel("suggest time (s)")
     ax.set_title(f"suggest_pattern on {COLUMN} (resampled)")
     ax.legend(fontsize=8)
     fig.tight_layout()
