@@ -20,7 +20,8 @@ The tree::
     ├── PatternIndexError
     │   ├── IndexNotFoundError (FileNotFoundError)
     │   ├── IndexSchemaError (ValueError)
-    │   └── IndexVersionError (ValueError)
+    │   ├── IndexVersionError (ValueError)
+    │   └── IndexMergeError (ValueError)
     ├── IndexBuildError (RuntimeError)
     ├── ConstraintFormatError (ValueError)
     ├── ParameterError (ValueError)
@@ -45,6 +46,7 @@ __all__ = [
     "EmptyColumnError",
     "EngineError",
     "IndexBuildError",
+    "IndexMergeError",
     "IndexNotFoundError",
     "IndexSchemaError",
     "IndexVersionError",
@@ -203,6 +205,35 @@ class IndexVersionError(PatternIndexError, ValueError):
         super().__init__(
             f"{path}: index built with {found}, this autovalidate reads {expected}; "
             "rebuild it with `autovalidate index build`"
+        )
+
+
+class IndexMergeError(PatternIndexError, ValueError):
+    """Indexes that cannot be added up: built with different parameters, or with patterns left out.
+
+    A column contributes other patterns under another τ, budget or coverage
+    ladder, so the sums of two such indexes are the index of no corpus; an
+    index built with ``min_cov`` > 1 lacks the rare patterns' partial sums.
+
+    Attributes
+    ----------
+    path
+        The input index refused.
+    parameter
+        The build parameter at fault (``"tau"``, ``"budget"``, ``"ladder"``,
+        ``"min_cov"``, ``"path"``).
+    found, expected
+        Its value in ``path`` and the value the merge needs (the first input's).
+    """
+
+    def __init__(self, path: str, parameter: str, found: object, expected: object) -> None:
+        self.path = path
+        self.parameter = parameter
+        self.found = found
+        self.expected = expected
+        super().__init__(
+            f"{path}: cannot merge: built with {parameter}={found}, the merge needs "
+            f"{parameter}={expected}; rebuild it with the same parameters as the other inputs"
         )
 
 

@@ -41,13 +41,12 @@ import uuid
 import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from autovalidate.errors import IndexBuildError, ParameterError
 from autovalidate.index.schema import METADATA_FILE, PATTERN_COLUMNS, PATTERNS_DIR, IndexMetadata
-from autovalidate.index.state import StatsAccumulatorParam, partition_states
+from autovalidate.index.state import StatsAccumulatorParam, iso_time, partition_states
 from autovalidate.patterns.enumeration import (
     DEFAULT_BUDGET,
     DEFAULT_LADDER,
@@ -227,8 +226,8 @@ def build_index(
                 "ladder": list(ladder),
                 "min_cov": min_cov,
                 "rungs": stats.get("rungs", {}),
-                "started": _iso(started),
-                "finished": _iso(finished),
+                "started": iso_time(started),
+                "finished": iso_time(finished),
                 "wall_seconds": round(finished - started, 3),
             },
             patterns=int(n_patterns),
@@ -262,10 +261,6 @@ def _first_line(exc: BaseException) -> str:
         if head.endswith(("Error", "Exception")) and " " not in head:
             return line
     return lines[0] if lines else type(exc).__name__
-
-
-def _iso(ts: float) -> str:
-    return datetime.fromtimestamp(ts, tz=timezone.utc).isoformat(timespec="seconds")
 
 
 def _ship_package(sc: Any) -> None:

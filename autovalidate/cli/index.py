@@ -1,9 +1,11 @@
-"""``autovalidate index build`` and ``autovalidate index info``."""
+"""``autovalidate index build``, ``autovalidate index merge`` and ``autovalidate index info``."""
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
 import typer
@@ -12,7 +14,14 @@ from rich.table import Table
 
 from autovalidate.cli.common import console, handle_errors, print_json, styled
 from autovalidate.errors import IndexBuildError
+from autovalidate.index.merge import (
+    build_params,
+    check_mergeable,
+    merge_indexes,
+    planned_params,
+)
 from autovalidate.index.reader import PatternIndex
+from autovalidate.index.schema import IndexMetadata
 from autovalidate.patterns.enumeration import DEFAULT_BUDGET, DEFAULT_LADDER, DEFAULT_TAU
 
 #: Where Spark's own log lines go unless ``--verbose``: overwritten by each build.
@@ -56,6 +65,14 @@ def build(
     overwrite: bool = typer.Option(
         False, "--overwrite", help="Replace an existing index once the new one is complete."
     ),
+    merge_into: Path = typer.Option(
+        None,
+        "--merge-into",
+        help=(
+            "An index of the rest of the lake, built with the same parameters: OUT is then "
+            "its sum with the index of LAKE (LAKE's columns appended; see `index merge`)."
+        ),
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the index metadata as JSON."),
     verbose: bool = typer.Option(
         False,
@@ -64,6 +81,10 @@ def build(
     ),
 ) -> None:
     """Build the pattern index of LAKE with Spark (FPR_T and Cov_T of every pattern; §2.4).
+
+    With --merge-into EXISTING, LAKE holds new columns only: its index is built
+    beside OUT, then added to EXISTING into OUT (OUT may be EXISTING with
+    --overwrite).
 
     Exit codes: 0 built, 2 error (nothing is published at OUT then).
     """
@@ -77,6 +98,14 @@ def build(
     if out.exists() and not overwrite:
         raise IndexBuildError(f"{out}: already exists; pass --overwrite to replace it")
     ladder = tuple(sorted({min_coverage, *[c for c in DEFAULT_LADDER if c > min_coverage]}))
+    built_out = out
+    if merge_into is not None:
+        # refuse before the build, not after it
+        existing = PatternIndex.open(merge_into, in_memory=False)
+        existing.close()
+        planned = planned_params(tau=tau, budget=budget, ladder=ladder)
+        check_mergeable([(str(merge_into), build_params(existing.metadata)), (str(lake), planned)])
+        built_out = out.parent / f".{out.name}.new-{uuid.uuid4().hex[:12]}"
     started = time.time()
     with Progress(
         TextColumn("{task.description}", style="bold", markup=False),
@@ -95,25 +124,70 @@ def build(
         def report(p: BuildProgress) -> None:
             progress.update(task, description=p.phase, completed=p.completed, total=p.total or None)
 
-        meta = build_index(
-            spark,
-            str(lake),
-            str(out),
-            tau=tau,
-            budget=budget,
-            ladder=ladder,
-            partitions=partitions,
-            overwrite=overwrite,
-            progress=report,
-        )
+        try:
+            meta = build_index(
+                spark,
+                str(lake),
+                str(built_out),
+                tau=tau,
+                budget=budget,
+                ladder=ladder,
+                partitions=partitions,
+                overwrite=overwrite and merge_into is None,
+                progress=report,
+            )
+            if merge_into is not None:
+                progress.update(task, description="merge", completed=0, total=None)
+                meta = merge_indexes(
+                    [merge_into, built_out],
+                    out,
+                    overwrite=overwrite,
+                    labels=[str(merge_into), None],
+                )
+        finally:
+            if built_out != out:
+                shutil.rmtree(built_out, ignore_errors=True)
+    _published("built", out, meta, started, as_json=as_json)
+
+
+@app.command("merge")
+@handle_errors
+def merge(
+    inputs: list[Path] = typer.Argument(..., help="Index directories to add up (two or more)."),
+    out: Path = typer.Option(..., "--out", help="Index directory to create."),
+    overwrite: bool = typer.Option(
+        False,
+        "--overwrite",
+        help="Replace an existing index (even an input) once the merged one is complete.",
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the index metadata as JSON."),
+) -> None:
+    """Add up the per-pattern states (imp_sum, cov) of indexes: the index of their lakes' union.
+
+    The inputs must have been built with the same tau, budget and coverage
+    ladder, and min_cov 1. OUT is published atomically; its metadata records
+    every input lake.
+
+    Exit codes: 0 merged, 2 error (incompatible or broken inputs; nothing is
+    published at OUT then).
+    """
+    started = time.time()
+    meta = merge_indexes(inputs, out, overwrite=overwrite)
+    _published("merged", out, meta, started, as_json=as_json)
+
+
+def _published(verb: str, out: Path, meta: IndexMetadata, started: float, *, as_json: bool) -> None:
+    """Say what was published at ``out``: the metadata as JSON, or one line."""
     if as_json:
         print_json({"path": str(out), **meta.__dict__})
         return
+    lakes = meta.corpus.get("lakes")
     console.print(
-        styled("built", "green"),
+        styled(verb, "green"),
         f"{out}: {meta.patterns:,} patterns from "
-        f"{meta.corpus['columns']:,} columns "
-        f"({meta.corpus['values']:,} values) in {time.time() - started:.0f} s",
+        + (f"{len(lakes)} lakes, " if lakes else "")
+        + f"{meta.corpus['columns']:,} columns "
+        f"({meta.corpus['values']:,} values) in {time.time() - started:.1f} s",
     )
 
 
@@ -142,6 +216,14 @@ def info(
         f"{meta.corpus.get('path')}: {meta.corpus.get('columns', 0):,} columns, "
         f"{meta.corpus.get('values', 0):,} values",
     )
+    for lake in meta.corpus.get("lakes", []):
+        table.add_row(
+            "  lake",
+            f"{lake.get('path')}: {lake.get('columns', 0):,} columns, "
+            f"{lake.get('values', 0):,} values; built {lake.get('finished')} on "
+            f"{lake.get('master', lake.get('engine'))}"
+            + (f", from index {lake['index']}" if lake.get("index") else ""),
+        )
     table.add_row(
         "built",
         f"{meta.build.get('finished')} in {meta.build.get('wall_seconds')} s "

@@ -15,6 +15,7 @@ from autovalidate.index.schema import (
     PATTERN_COLUMNS,
     PATTERNS_DIR,
     IndexMetadata,
+    pattern_files,
     pattern_id,
     read_metadata,
 )
@@ -144,7 +145,7 @@ class PatternIndex:
         """
         root = Path(path)
         metadata = read_metadata(root)
-        files = sorted((root / PATTERNS_DIR).glob("*.parquet"))
+        files = pattern_files(root)
         if not files:
             raise IndexSchemaError(str(root), f"no Parquet files under {PATTERNS_DIR}/")
         con = duckdb.connect()

@@ -41,6 +41,7 @@ __all__ = [
     "PATTERNS_DIR",
     "PATTERN_COLUMNS",
     "IndexMetadata",
+    "pattern_files",
     "pattern_id",
     "read_metadata",
 ]
@@ -102,6 +103,11 @@ class IndexMetadata:
     def to_json(self) -> str:
         """The metadata as pretty JSON text."""
         return json.dumps(asdict(self), indent=2, sort_keys=True)
+
+
+def pattern_files(path: str | Path) -> list[Path]:
+    """The Parquet files of an index directory's pattern table, sorted by name (may be empty)."""
+    return sorted((Path(path) / PATTERNS_DIR).glob("*.parquet"))
 
 
 def read_metadata(path: str | Path) -> IndexMetadata:

@@ -16,7 +16,7 @@ import shutil
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -40,7 +40,9 @@ from autovalidate.patterns.enumeration import (
 __all__ = [
     "IndexAccumulator",
     "StatsAccumulatorParam",
+    "iso_time",
     "partition_states",
+    "publish_local",
     "rung_label",
     "write_local_index",
 ]
@@ -129,6 +131,9 @@ class IndexAccumulator:
             "rungs": dict(self.rungs),
         }
 
+
+#: The one pattern file of an index written in this process (local build, merge).
+PART_FILE = "part-00000.parquet"
 
 #: Pattern rows per Arrow batch emitted by :func:`partition_states`.
 _OUTPUT_CHUNK = 100_000
@@ -261,13 +266,11 @@ def write_local_index(
         }
     )
     assert table.column_names == list(PATTERN_COLUMNS)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
-    try:
-        (staging / PATTERNS_DIR).mkdir()
-        pq.write_table(table, staging / PATTERNS_DIR / "part-00000.parquet", compression="zstd")
+
+    def write(staging: Path) -> IndexMetadata:
+        pq.write_table(table, staging / PATTERNS_DIR / PART_FILE, compression="zstd")
         finished = time.time()
-        meta = IndexMetadata(
+        return IndexMetadata(
             tau=tau,
             corpus={"path": corpus_path, **{k: v for k, v in acc.stats().items() if k != "rungs"}},
             build={
@@ -276,21 +279,83 @@ def write_local_index(
                 "ladder": list(ladder),
                 "min_cov": min_cov,
                 "rungs": acc.stats()["rungs"],
-                "started": _iso(started),
-                "finished": _iso(finished),
+                "started": iso_time(started),
+                "finished": iso_time(finished),
                 "wall_seconds": round(finished - started, 3),
             },
             patterns=len(rows),
         )
+
+    return publish_local(target, write)
+
+
+def publish_local(
+    out: str | os.PathLike[str],
+    write: Callable[[Path], IndexMetadata],
+    *,
+    overwrite: bool = False,
+) -> IndexMetadata:
+    """Publish an index on the local file system atomically: staging, metadata last, rename.
+
+    ``write(staging)`` writes the pattern files under ``staging/patterns/``
+    (created beforehand) and returns the metadata; the metadata file is then
+    written, and the staging directory (``.NAME.tmp-*`` beside ``out``, which
+    no reader accepts) renamed to ``out``.  A failure or an interrupt removes
+    the staging directory and publishes nothing.
+
+    Parameters
+    ----------
+    out
+        Index directory to publish.
+    write
+        Fills the staging directory; called once.
+    overwrite
+        Replace an existing index at ``out`` once the new one is complete (the
+        old one is moved aside, the new one renamed in, the old one removed).
+
+    Returns
+    -------
+    IndexMetadata
+        What ``write`` returned, as written to the metadata file.
+
+    Raises
+    ------
+    IndexBuildError
+        If ``out`` exists without ``overwrite``, or cannot be written.
+    """
+    target = Path(out)
+    if target.exists() and not overwrite:
+        raise IndexBuildError(f"{target}: already exists; remove it first or overwrite it")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    old: Path | None = None
+    try:
+        (staging / PATTERNS_DIR).mkdir()
+        meta = write(staging)
         (staging / METADATA_FILE).write_text(meta.to_json(), encoding="utf-8")
-        os.rename(staging, target)
+        if target.exists():
+            if not overwrite:
+                raise IndexBuildError(f"{target}: appeared while building; not replaced")
+            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+            os.rename(target, old / target.name)
+        try:
+            os.rename(staging, target)
+        except OSError:
+            if old is not None:
+                os.rename(old / target.name, target)
+            raise
     except BaseException as exc:
         shutil.rmtree(staging, ignore_errors=True)
+        if old is not None and not target.exists():
+            os.rename(old / target.name, target)
         if isinstance(exc, OSError):
             raise IndexBuildError(f"{target}: cannot write index: {exc}") from exc
         raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
     return meta
 
 
-def _iso(ts: float) -> str:
+def iso_time(ts: float) -> str:
+    """A POSIX timestamp as UTC ISO-8601 to the second (the metadata's ``started``/``finished``)."""
     return datetime.fromtimestamp(ts, tz=timezone.utc).isoformat(timespec="seconds")

@@ -21,14 +21,14 @@ true).  Every round looks up the candidates of all spaces in one DuckDB query.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from autovalidate.index.reader import PatternIndex, PatternStats
 from autovalidate.patterns.hierarchy import generalizations
 from autovalidate.patterns.tokens import Token
 
-__all__ = ["Hypothesis", "SegmentSpace", "search"]
+__all__ = ["Hypothesis", "SegmentSpace", "position_slot", "search"]
 
 #: Most patterns looked up whole in the first round, over all spaces.
 WHOLE_LOOKUP_BUDGET = 30_000
@@ -85,6 +85,15 @@ def _slot(tokens: Sequence[Token]) -> _Slot | None:
     return _Slot(
         frozenset(shared), parents, {o: tuple(c) for o, c in children.items()}, roots, levels
     )
+
+
+def position_slot(tokens: Collection[Token]) -> _Slot | None:
+    """One factor of a space: the options shared by the distinct ``tokens`` at a position.
+
+    ``SegmentSpace(slots)`` with one per position equals ``SegmentSpace.of``
+    of rows with those tokens; ``None`` if the tokens share no option.
+    """
+    return _slot(list(tokens))
 
 
 @dataclass
