@@ -38,6 +38,7 @@ ENGINE_WORK = (
     "engines/",
     "io.py",
     "index/reader.py",
+    "index/merge.py",  # adds index states up in DuckDB, as the reader looks them up
     "repository/duckdb.py",
     "sparkutil.py",
 )
