@@ -275,7 +275,6 @@ class DuckDBEngine(Engine):
         view = DuckDBEngine(_query(self.relation, _DATA, sql), self._con)
         return self._view_of(view, same_rows=same_rows)
 
-
     def schema(self) -> Schema:
         """Column kinds from the relation's types."""
         return {
