@@ -16,9 +16,7 @@ checks, table, csv, columns, integers = sys.argv[1:6]
 names, ints = json.loads(columns), set(json.loads(integers))
 con = duckdb.connect()
 relation = con.read_csv(csv, header=True, all_varchar=True, names=names)
-select = ", ".join(
-    f'CAST("{c}" AS BIGINT) AS "{c}"' if c in ints else f'"{c}"' for c in names
-)
+select = ", ".join(f'CAST("{c}" AS BIGINT) AS "{c}"' if c in ints else f'"{c}"' for c in names)
 con.execute(f'CREATE TABLE "{table}" AS SELECT {select} FROM relation')
 scan = Scan()
 scan.set_data_source_name("duckdb")
