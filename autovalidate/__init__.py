@@ -57,6 +57,7 @@ from autovalidate.errors import (
     ConstraintFormatError,
     DataError,
     DataSourceError,
+    DefaultIndexError,
     EmptyColumnError,
     EngineError,
     IndexBuildError,
@@ -69,6 +70,7 @@ from autovalidate.errors import (
     PatternIndexError,
     RepositoryError,
 )
+from autovalidate.index.default import open_default_index
 from autovalidate.index.reader import PatternIndex, PatternStats
 from autovalidate.pattern_constraint import PatternConstraint, PatternValidationResult
 from autovalidate.spark import validate_spark
@@ -86,6 +88,7 @@ __all__ = [
     "ConstraintSuite",
     "DataError",
     "DataSourceError",
+    "DefaultIndexError",
     "DriftTest",
     "EmptyColumnError",
     "EngineError",
@@ -109,6 +112,7 @@ __all__ = [
     "VerificationSuite",
     "__version__",
     "drift_test",
+    "open_default_index",
     "suggest_pattern",
     "validate_spark",
 ]

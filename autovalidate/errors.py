@@ -20,7 +20,8 @@ The tree::
     ├── PatternIndexError
     │   ├── IndexNotFoundError (FileNotFoundError)
     │   ├── IndexSchemaError (ValueError)
-    │   └── IndexVersionError (ValueError)
+    │   ├── IndexVersionError (ValueError)
+    │   └── DefaultIndexError
     ├── IndexBuildError (RuntimeError)
     ├── ConstraintFormatError (ValueError)
     ├── ParameterError (ValueError)
@@ -41,6 +42,7 @@ __all__ = [
     "ConstraintFormatError",
     "DataError",
     "DataSourceError",
+    "DefaultIndexError",
     "EmptyColumnError",
     "EngineError",
     "IndexBuildError",
@@ -201,6 +203,31 @@ class IndexVersionError(PatternIndexError, ValueError):
         super().__init__(
             f"{path}: index built with {found}, this autovalidate reads {expected}; "
             "rebuild it with `autovalidate index build`"
+        )
+
+
+class DefaultIndexError(PatternIndexError):
+    """The default index packaged with autovalidate cannot be used (missing, broken, or refused).
+
+    Raised where no index was given and the packaged one was to be used: the
+    message says why and the two ways out (give an index of your own, or
+    rebuild the packaged one).
+
+    Attributes
+    ----------
+    path
+        The packaged index directory.
+    reason
+        The reader's own message (another hierarchy version, a missing file...).
+    """
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(
+            f"the default index packaged with autovalidate cannot be used: {reason} -- "
+            "give an index of your own (--index DIR, or suggest_pattern(values, index)), "
+            "or rebuild the packaged one: python3 -m index_jobs.build_default_index"
         )
 
 

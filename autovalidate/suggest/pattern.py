@@ -6,6 +6,7 @@ from typing import Any
 
 from autovalidate.drift import TESTS
 from autovalidate.errors import EmptyColumnError, ParameterError
+from autovalidate.index.default import is_default_index, shared_default_index
 from autovalidate.index.reader import PatternIndex
 from autovalidate.io import column_values
 from autovalidate.pattern_constraint import PatternConstraint
@@ -19,7 +20,7 @@ _DEFAULTS = SolverParams()
 
 def suggest_pattern(
     values: Any,
-    index: PatternIndex,
+    index: PatternIndex | None = None,
     *,
     method: str = "fmdv-vh",
     r: float = _DEFAULTS.max_fpr,
@@ -40,7 +41,9 @@ def suggest_pattern(
         (``None``/NaN are nulls and ignored), or a table (CSV/Parquet path,
         pandas DataFrame, pyarrow Table, DuckDB relation) with ``column``.
     index
-        An opened :class:`PatternIndex`.
+        An opened :class:`PatternIndex`; ``None`` (the default): the default
+        index packaged with autovalidate (a public corpus, see
+        :func:`autovalidate.open_default_index`), opened once per process.
     method
         ``"fmdv"`` (Eq. 5-7), ``"fmdv-v"`` (vertical cuts, Eq. 8-11),
         ``"fmdv-h"`` (horizontal cuts, Eq. 12-16) or ``"fmdv-vh"`` (both).
@@ -76,6 +79,9 @@ def suggest_pattern(
         If ``column`` is not in the table.
     ParameterError
         If a parameter is out of range, or ``tau`` exceeds the index's.
+    DefaultIndexError
+        If ``index`` is ``None`` and the packaged index cannot be used (for
+        example built with another hierarchy version than this code's).
 
     References
     ----------
@@ -93,6 +99,8 @@ def suggest_pattern(
     train = [v for v in column_values(values, column) if v is not None]
     if not train:
         raise EmptyColumnError(column)
+    if index is None:
+        index = shared_default_index()
     solution = solve(train, index, method=method, params=params)
     if solution is None:
         return None
@@ -119,6 +127,7 @@ def suggest_pattern(
         params={"r": r, "m": m, "theta": theta, "tau": tau},
         index={
             "path": str(index.path),
+            "default": is_default_index(index),
             "tau": index.tau,
             "patterns": index.metadata.patterns,
             "built": index.metadata.build.get("finished"),
