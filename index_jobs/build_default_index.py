@@ -89,84 +89,69 @@ class SourceDecision:
     attribution: bool = False
 
 
-_PDDL = "public-domain dedication: no conditions"
-_CC0 = "public-domain dedication: no conditions"
+def _public(repo: str, license: str, note: str = "") -> SourceDecision:
+    """A public-domain dedication (ODC PDDL, CC0): included, no condition."""
+    return SourceDecision(repo, license, True, "public-domain dedication: no conditions" + note)
+
+
+def _cc_by(repo: str, license: str) -> SourceDecision:
+    """CC BY 4.0: included, credited in NOTICE.md."""
+    reason = "permissive; CC BY asks for attribution, given in NOTICE.md"
+    return SourceDecision(repo, license, True, reason, attribution=True)
+
+
+def _mit(repo: str) -> SourceDecision:
+    """MIT: included, its notice kept in NOTICE.md."""
+    return SourceDecision(repo, "MIT", True, "permissive; notice kept in NOTICE.md", True)
+
+
+def _left_out(repo: str, license: str, reason: str) -> SourceDecision:
+    """Copyleft, non-commercial, unknown or unclear: left out."""
+    return SourceDecision(repo, license, False, reason)
+
 
 #: The license decision, source by source (see ``docs/default-index.md``).  A
 #: source of the lake missing from this table is left out.
 SOURCES: tuple[SourceDecision, ...] = (
-    SourceDecision(
-        "fivethirtyeight/data",
-        "CC BY 4.0 (data), MIT (code)",
-        True,
-        "permissive; CC BY asks for attribution, given in NOTICE.md",
-        attribution=True,
-    ),
-    SourceDecision(
-        "plotly/datasets", "MIT", True, "permissive; notice kept in NOTICE.md", attribution=True
-    ),
-    SourceDecision(
+    _cc_by("fivethirtyeight/data", "CC BY 4.0 (data), MIT (code)"),
+    _mit("plotly/datasets"),
+    _left_out(
         "vincentarelbundock/Rdatasets",
         "GPL-3",
-        False,
         "copyleft: derived data could not ship under Apache-2.0 alone",
     ),
-    SourceDecision("datasets/un-locode", "ODC PDDL 1.0", True, _PDDL),
-    SourceDecision(
+    _public("datasets/un-locode", "ODC PDDL 1.0"),
+    _public(
         "datasets/country-codes",
         "ODC PDDL",
-        True,
-        _PDDL + " (codes sourced from ISO and others are facts, not the standard's text)",
+        " (codes sourced from ISO and others are facts, not the standard's text)",
     ),
-    SourceDecision("datasets/language-codes", "ODC PDDL 1.0", True, _PDDL),
-    SourceDecision("datasets/currency-codes", "ODC PDDL", True, _PDDL),
-    SourceDecision("datasets/media-types", "ODC PDDL 1.0", True, _PDDL),
-    SourceDecision("datasets/top-level-domain-names", "ODC PDDL 1.0", True, _PDDL),
-    SourceDecision(
+    _public("datasets/language-codes", "ODC PDDL 1.0"),
+    _public("datasets/currency-codes", "ODC PDDL"),
+    _public("datasets/media-types", "ODC PDDL 1.0"),
+    _public("datasets/top-level-domain-names", "ODC PDDL 1.0"),
+    _left_out(
         "datasets/nasdaq-listings",
         "ODC PDDL 1.0, with Nasdaq's copyright notice for the source data",
-        False,
         "a third party claims copyright on the source data: unclear, left out",
     ),
-    SourceDecision(
-        "datasets/s-and-p-500-companies", "ODC PDDL (data), MIT/BSD (code)", True, _PDDL
-    ),
-    SourceDecision(
-        "datasets/publicbodies",
-        "MIT",
-        True,
-        "permissive; notice kept in NOTICE.md",
-        attribution=True,
-    ),
-    SourceDecision("datasets/dac-and-crs-code-lists", "ODC PDDL", True, _PDDL),
-    SourceDecision(
-        "datasets/world-cities",
-        "CC BY 4.0 (data from GeoNames)",
-        True,
-        "permissive; CC BY asks for attribution, given in NOTICE.md",
-        attribution=True,
-    ),
-    SourceDecision("datasets/covid-19", "ODC PDDL", True, _PDDL),
-    SourceDecision("github/innovationgraph", "CC0 1.0", True, _CC0),
-    SourceDecision(
-        "ipinfo/sample-database",
-        "CC BY 4.0",
-        True,
-        "permissive; CC BY asks for attribution, given in NOTICE.md",
-        attribution=True,
-    ),
-    SourceDecision("cisagov/dotgov-data", "CC0 1.0", True, _CC0),
-    SourceDecision("cisagov/kev-data", "CC0 1.0", True, _CC0),
-    SourceDecision(
+    _public("datasets/s-and-p-500-companies", "ODC PDDL (data), MIT/BSD (code)"),
+    _mit("datasets/publicbodies"),
+    _public("datasets/dac-and-crs-code-lists", "ODC PDDL"),
+    _cc_by("datasets/world-cities", "CC BY 4.0 (data from GeoNames)"),
+    _public("datasets/covid-19", "ODC PDDL"),
+    _public("github/innovationgraph", "CC0 1.0"),
+    _cc_by("ipinfo/sample-database", "CC BY 4.0"),
+    _public("cisagov/dotgov-data", "CC0 1.0"),
+    _public("cisagov/kev-data", "CC0 1.0"),
+    _left_out(
         "citizenlab/malware-indicators",
         "CC BY-NC-SA 4.0",
-        False,
         "non-commercial and share-alike: incompatible with Apache-2.0",
     ),
-    SourceDecision(
+    _left_out(
         "vega/vega-datasets",
         "BSD-3-Clause (code); each dataset its own license",
-        False,
         "per-dataset licenses not recorded in the lake: unknown, left out",
     ),
 )
