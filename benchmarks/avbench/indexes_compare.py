@@ -33,10 +33,10 @@ from benchmarks.avbench.run import FMDV_VARIANTS, _fit
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _sources(index: autovalidate.PatternIndex, lake_sources: set[str]) -> set[str]:
-    """The lake sources an index was built from: its recorded ``corpus.sources``, else all."""
+def _sources(index: autovalidate.PatternIndex) -> set[str] | None:
+    """The lake sources an index records (``corpus.sources``); ``None``: the whole lake."""
     recorded = index.metadata.corpus.get("sources")
-    return {s["repo"] for s in recorded} if recorded else set(lake_sources)
+    return {s["repo"] for s in recorded} if recorded else None
 
 
 def compare(
@@ -48,19 +48,18 @@ def compare(
     counter = RuleCounter(cases)
     rows: list[dict[str, Any]] = []
     facts: dict[str, Any] = {}
-    lake_sources = {c.source for c in cases}
     for label, path in indexes.items():
         index = autovalidate.PatternIndex.open(path)
-        built_from = _sources(index, lake_sources)
-        held_out = [c.idx for c in cases if c.source not in built_from]
-        in_corpus = [c.idx for c in cases if c.source in built_from]
+        built_from = _sources(index)
+        in_corpus = [c.idx for c in cases if built_from is None or c.source in built_from]
+        held_out = sorted(set(range(len(cases))) - set(in_corpus))
         facts[label] = {
             "path": str(path),
             "patterns": index.metadata.patterns,
             "floor": index.metadata.build.get("floor", index.metadata.build.get("min_cov")),
             "bytes": sum(f.stat().st_size for f in Path(path).rglob("*") if f.is_file()),
             "hierarchy_version": index.metadata.hierarchy_version,
-            "sources": len(built_from),
+            "sources": "all" if built_from is None else len(built_from),
         }
         for variant in variants:
             run = _fit(FmdvMethod(variant, index), cases)
