@@ -59,6 +59,7 @@ from autovalidate.errors import (
     ConstraintFormatError,
     DataError,
     DataSourceError,
+    DefaultIndexError,
     EmptyColumnError,
     EngineError,
     IndexBuildError,
@@ -72,6 +73,7 @@ from autovalidate.errors import (
     RepositoryError,
     ValidationFailedError,
 )
+from autovalidate.index.default import open_default_index
 from autovalidate.index.reader import PatternIndex, PatternStats
 from autovalidate.pattern_constraint import PatternConstraint, PatternValidationResult
 from autovalidate.pipeline import ValidationResult, validate
@@ -90,6 +92,7 @@ __all__ = [
     "ConstraintSuite",
     "DataError",
     "DataSourceError",
+    "DefaultIndexError",
     "DriftTest",
     "EmptyColumnError",
     "EngineError",
@@ -115,6 +118,7 @@ __all__ = [
     "VerificationSuite",
     "__version__",
     "drift_test",
+    "open_default_index",
     "suggest_pattern",
     "validate",
     "validate_spark",

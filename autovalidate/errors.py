@@ -21,7 +21,8 @@ The tree::
     │   ├── IndexNotFoundError (FileNotFoundError)
     │   ├── IndexSchemaError (ValueError)
     │   ├── IndexVersionError (ValueError)
-    │   └── IndexMergeError (ValueError)
+    │   ├── IndexMergeError (ValueError)
+    │   └── DefaultIndexError
     ├── IndexBuildError (RuntimeError)
     ├── ConstraintFormatError (ValueError)
     ├── ParameterError (ValueError)
@@ -43,6 +44,7 @@ __all__ = [
     "ConstraintFormatError",
     "DataError",
     "DataSourceError",
+    "DefaultIndexError",
     "EmptyColumnError",
     "EngineError",
     "IndexBuildError",
@@ -234,6 +236,31 @@ class IndexMergeError(PatternIndexError, ValueError):
         super().__init__(
             f"{path}: cannot merge: built with {parameter}={found}, the merge needs "
             f"{parameter}={expected}; rebuild it with the same parameters as the other inputs"
+        )
+
+
+class DefaultIndexError(PatternIndexError):
+    """The default index packaged with autovalidate cannot be used (missing, broken, or refused).
+
+    Raised where no index was given and the packaged one was to be used: the
+    message says why and the two ways out (give an index of your own, or
+    rebuild the packaged one).
+
+    Attributes
+    ----------
+    path
+        The packaged index directory.
+    reason
+        The reader's own message (another hierarchy version, a missing file...).
+    """
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(
+            f"the default index packaged with autovalidate cannot be used: {reason} -- "
+            "give an index of your own (--index DIR, or suggest_pattern(values, index)), "
+            "or rebuild the packaged one: python3 -m index_jobs.build_default_index"
         )
 
 

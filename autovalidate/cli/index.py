@@ -13,7 +13,8 @@ from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, T
 from rich.table import Table
 
 from autovalidate.cli.common import console, handle_errors, print_json, styled
-from autovalidate.errors import IndexBuildError
+from autovalidate.errors import IndexBuildError, ParameterError
+from autovalidate.index.default import describe_index, open_default_index
 from autovalidate.index.merge import (
     build_params,
     check_mergeable,
@@ -194,21 +195,38 @@ def _published(verb: str, out: Path, meta: IndexMetadata, started: float, *, as_
 @app.command("info")
 @handle_errors
 def info(
-    path: Path = typer.Argument(..., help="Index directory."),
+    path: Path = typer.Argument(None, help="Index directory."),
+    default: bool = typer.Option(
+        False,
+        "--default",
+        help="Show the default index packaged with autovalidate: its sources and licenses.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the metadata as JSON."),
 ) -> None:
     """Show what an index was built from and how, after checking its files are all there.
 
+    With --default: the index packaged with autovalidate (used when no
+    --index is given), with the public sources it was built from, their
+    licenses, and the Cov_T floor it was pruned at.
+
     Exit codes: 0 a complete index, 2 none at PATH, another version, or a
     broken one (a pattern file missing, truncated or changed).
     """
-    with PatternIndex.open(path, in_memory=False) as index:
+    if (path is None) == (not default):
+        raise ParameterError("give an index directory, or --default for the packaged index")
+    with (
+        PatternIndex.open(path, in_memory=False)
+        if path is not None
+        else open_default_index(in_memory=False)
+    ) as index:
         meta = index.metadata
+        shown = str(index.path) if path is not None else describe_index(index)
+        where = str(index.path)
     if as_json:
-        print_json({"path": str(path), **meta.__dict__})
+        print_json({"path": where, **meta.__dict__})
         return
     table = Table(show_header=False, box=None)
-    table.add_row("index", str(path))
+    table.add_row("index", shown)
     table.add_row("patterns", f"{meta.patterns:,}")
     table.add_row("tau", str(meta.tau))
     table.add_row(
@@ -230,9 +248,29 @@ def info(
         f"on {meta.build.get('master', meta.build.get('engine'))}",
     )
     table.add_row("coverage ladder", ", ".join(f"{c:g}" for c in meta.build.get("ladder", [])))
+    if "floor" in meta.build:
+        table.add_row(
+            "pruned",
+            f"patterns with Cov_T >= {meta.build['floor']} kept "
+            f"(of {meta.build.get('unpruned_patterns', 0):,})",
+        )
     table.add_row(
         "versions",
         f"format {meta.format_version}, hierarchy {meta.hierarchy_version}, "
         f"autovalidate {meta.autovalidate_version}",
     )
     console.print(table)
+    for title, key in (("sources", "sources"), ("left out", "excluded_sources")):
+        if meta.corpus.get(key):
+            sources = Table(title=title)
+            sources.add_column("repository", no_wrap=True)
+            sources.add_column("commit", no_wrap=True)
+            sources.add_column("columns", justify="right")
+            sources.add_column("license" if key == "sources" else "license: why left out")
+            for s in meta.corpus[key]:
+                why = s["license"] if key == "sources" else f"{s['license']}: {s['reason']}"
+                sources.add_row(s["repo"], s["commit"][:7], f"{s['columns']:,}", why)
+            console.print(sources)
+    if path is None:
+        console.print(f"files and attributions (NOTICE.md): {where}", soft_wrap=True)
+        console.print("license decisions: docs/default-index.md of the repository")

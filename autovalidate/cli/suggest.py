@@ -20,7 +20,8 @@ from autovalidate.cli.common import (
     styled,
     write_atomically,
 )
-from autovalidate.errors import EmptyColumnError, ParameterError
+from autovalidate.errors import EmptyColumnError
+from autovalidate.index.default import index_summary, open_default_index
 from autovalidate.index.reader import PatternIndex
 from autovalidate.io import column_values
 from autovalidate.report import pattern_report, render_html, suggestion_report
@@ -38,15 +39,15 @@ def suggest(
         None,
         "--column",
         "-c",
-        help="Infer an Auto-Validate pattern for this column only (needs --index). "
-        "Without it: Deequ's suggestion rules for every column.",
+        help="Infer an Auto-Validate pattern for this column only. "
+        "Without it: Deequ's suggestion rules for every column, and the pattern rule.",
     ),
     index: Path = typer.Option(
         None,
         "--index",
         "-i",
-        help="Pattern index directory (autovalidate index build). For the whole table it adds "
-        "the pattern rule for string columns; without it that rule is skipped.",
+        help="Pattern index directory (autovalidate index build) of your own lake. "
+        "Without it: the default index packaged with autovalidate (a public corpus).",
     ),
     method: str = typer.Option("fmdv-vh", "--method", "-m", help=f"One of {', '.join(METHODS)}."),
     r: float = typer.Option(
@@ -96,10 +97,11 @@ def suggest(
     Without --column: profile every column (Deequ's column profiler, three
     shared-scan passes) and apply Deequ's suggestion rules (completeness with
     its Bernoulli bound, type, non-negativity, uniqueness, categorical ranges,
-    text lengths), plus the Auto-Validate pattern rule for string columns when
-    --index is given. Each suggestion comes with its reason and Python code;
-    --out writes them as a suite that `autovalidate validate FILE --constraints`
-    runs. With --column: infer one regex validation pattern (Auto-Validate).
+    text lengths), plus the Auto-Validate pattern rule for string columns
+    (with --index, or else the packaged default index). Each suggestion comes
+    with its reason and Python code; --out writes them as a suite that
+    `autovalidate validate FILE --constraints` runs. With --column: infer one
+    regex validation pattern (Auto-Validate).
 
     Exit codes: 0 done (also when no constraint applies), 2 error.
     """
@@ -111,8 +113,6 @@ def suggest(
         "tau": tau,
         "objective": objective,
     }
-    if column is not None and index is None:
-        raise ParameterError("--column infers a pattern from the lake's evidence: give --index")
     with reading(file):
         require_rows(file)
         if column is not None:
@@ -156,8 +156,8 @@ def _suggest_table(
         if index is not None:
             with PatternIndex.open(index) as idx:
                 result = builder.with_pattern_index(idx, **pattern_options).run()
-        else:
-            result = builder.run()
+        else:  # the runner uses the packaged default index
+            result = builder.with_pattern_options(**pattern_options).run()
     elapsed = time.perf_counter() - started
     if out is not None:
         write_atomically(out, result.to_suite(level=level).to_json() + "\n")
@@ -192,10 +192,10 @@ def _print_table_result(
         f"columns from {result.num_records:,} rows in {elapsed:.1f} s "
         f"({result.column_profiles.stats.scans} scans)"
     )
+    if result.pattern_index is not None:
+        console.print(f"pattern rule applied with the {result.pattern_index}")
     if result.pattern_rule != "applied":
-        console.print(
-            styled(f"pattern rule {result.pattern_rule}", "yellow"), "(give --index to apply it)"
-        )
+        console.print(styled(f"pattern rule {result.pattern_rule}", "yellow"), soft_wrap=True)
     if result.evaluation is not None:
         rows = result.evaluation_rows()
         held = sum(1 for row in rows if row["status"] == "Success")
@@ -215,7 +215,7 @@ def _print_table_result(
 def _suggest_pattern(
     file: Path,
     column: str,
-    index: Path,
+    index: Path | None,
     options: dict[str, object],
     out: Path | None,
     as_json: bool,
@@ -224,10 +224,11 @@ def _suggest_pattern(
     values = column_values(str(file), column)
     if not any(v is not None for v in values):
         raise EmptyColumnError(column)
-    with PatternIndex.open(index) as idx:
+    with PatternIndex.open(index) if index is not None else open_default_index() as idx:
         started = time.perf_counter()
         constraint = suggest_pattern(values, idx, column=column, **options)  # type: ignore[arg-type]
         elapsed_ms = (time.perf_counter() - started) * 1000
+        used = index_summary(idx)
     n_values = sum(v is not None for v in values)
     if out is not None and constraint is not None:
         write_atomically(out, suite_to_json([constraint]) + "\n")
@@ -238,6 +239,7 @@ def _suggest_pattern(
             {
                 "file": str(file),
                 "column": column,
+                "index": used,
                 "values": n_values,
                 "constraint": constraint.to_dict() if constraint else None,
                 "description": constraint.description if constraint else None,
@@ -252,6 +254,7 @@ def _suggest_pattern(
     if constraint is None:
         console.print(
             styled("no constraint", "yellow"),
+            f"({used['description']})",
             f"for {column!r}: no hypothesis pattern is feasible "
             f"(estimated FPR > r={options['r']} or coverage < m={options['m']}); "
             "natural-language columns usually end here.",
@@ -259,6 +262,7 @@ def _suggest_pattern(
         return
     table = Table(show_header=False, box=None)
     table.add_row("column", f"{column} ({n_values:,} non-null values)")
+    table.add_row("index", str(used["description"]))
     table.add_row("pattern", constraint.pattern)
     table.add_row("reads", constraint.description)
     table.add_row("regex", constraint.regex)

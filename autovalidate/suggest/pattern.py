@@ -7,6 +7,7 @@ from typing import Any
 
 from autovalidate.drift import TESTS
 from autovalidate.errors import EmptyColumnError, ParameterError
+from autovalidate.index.default import is_default_index, shared_default_index
 from autovalidate.index.reader import PatternIndex
 from autovalidate.io import column_values
 from autovalidate.nulls import DEFAULT_NULL_TOKENS, drop_missing
@@ -21,7 +22,7 @@ _DEFAULTS = SolverParams()
 
 def suggest_pattern(
     values: Any,
-    index: PatternIndex,
+    index: PatternIndex | None = None,
     *,
     method: str = "fmdv-vh",
     r: float = _DEFAULTS.max_fpr,
@@ -43,7 +44,9 @@ def suggest_pattern(
         (``None``/NaN are nulls and ignored), or a table (CSV/Parquet path,
         pandas DataFrame, pyarrow Table, DuckDB relation) with ``column``.
     index
-        An opened :class:`PatternIndex`.
+        An opened :class:`PatternIndex`; ``None`` (the default): the default
+        index packaged with autovalidate (a public corpus, see
+        :func:`autovalidate.open_default_index`), opened once per process.
     method
         ``"fmdv"`` (Eq. 5-7), ``"fmdv-v"`` (vertical cuts, Eq. 8-11),
         ``"fmdv-h"`` (horizontal cuts, Eq. 12-16) or ``"fmdv-vh"`` (both).
@@ -88,6 +91,9 @@ def suggest_pattern(
         If ``column`` is not in the table.
     ParameterError
         If a parameter is out of range, or ``tau`` exceeds the index's.
+    DefaultIndexError
+        If ``index`` is ``None`` and the packaged index cannot be used (for
+        example built with another hierarchy version than this code's).
 
     References
     ----------
@@ -109,6 +115,8 @@ def suggest_pattern(
     train = list(drop_missing(read, null_tokens))
     if not train:
         return None
+    if index is None:
+        index = shared_default_index()
     solution = solve(train, index, method=method, params=params)
     if solution is None:
         return None
@@ -138,6 +146,7 @@ def suggest_pattern(
         null_tokens=null_tokens,
         index={
             "path": str(index.path),
+            "default": is_default_index(index),
             "tau": index.tau,
             "patterns": index.metadata.patterns,
             "built": index.metadata.build.get("finished"),

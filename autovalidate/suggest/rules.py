@@ -5,7 +5,8 @@ Each rule looks at one :class:`~autovalidate.profiles.ColumnProfile`
 ``None`` where it does not apply. The rules, thresholds and bounds are Deequ's
 (``suggestions/rules/*.scala``; Schelter et al., PVLDB 2018, §3.3), except
 where a docstring says otherwise; the Auto-Validate pattern rule (Song & He,
-SIGMOD 2021) is added for string columns when a pattern index is configured.
+SIGMOD 2021) is added for string columns: with the configured pattern index, or
+else the default one packaged with autovalidate.
 
 Every suggestion carries its reason (the rule and the profile value it rests
 on), the constraint as data (a :class:`~autovalidate.checks.spec.ConstraintSpec` or a
@@ -644,5 +645,5 @@ DEFAULT_RULES: tuple[SuggestionRule, ...] = (
     _rule("HasMaxLength", has_max_length),
 )
 
-#: The Auto-Validate pattern rule; the runner adds it when a pattern index is configured.
+#: The Auto-Validate pattern rule; the runner adds it with the configured or the default index.
 PATTERN_RULE = _rule("AutoValidatePatternRule", pattern_rule)

@@ -33,7 +33,8 @@ from autovalidate.checks.constraints import ConstraintStatus
 from autovalidate.checks.spec import CheckSpec, ConstraintSuite
 from autovalidate.checks.verification import VerificationResult, VerificationSuite
 from autovalidate.engines import open_engine
-from autovalidate.errors import ParameterError
+from autovalidate.errors import DefaultIndexError, ParameterError
+from autovalidate.index.default import describe_index, shared_default_index
 from autovalidate.metrics import Size
 from autovalidate.pattern_constraint import PatternConstraint
 from autovalidate.profiles import (
@@ -83,6 +84,9 @@ class ConstraintSuggestionResult:
         Suggestions whose constraint failed on the (training) data it was
         suggested from and could not be weakened (see :func:`holding_suggestions`);
         each one's ``adjustment`` says why.
+    pattern_index
+        The index the pattern rule used, in one line (``"default index: public
+        corpus, 72,613 patterns"``); ``None`` when the rule was skipped.
     """
 
     column_profiles: ColumnProfiles
@@ -90,6 +94,7 @@ class ConstraintSuggestionResult:
     pattern_rule: str
     evaluation: VerificationResult | None = None
     dropped: tuple[ConstraintSuggestion, ...] = ()
+    pattern_index: str | None = None
 
     @property
     def num_records(self) -> int:
@@ -154,6 +159,7 @@ class ConstraintSuggestionResult:
         out: dict[str, Any] = {
             "num_records": self.num_records,
             "pattern_rule": self.pattern_rule,
+            "pattern_index": self.pattern_index,
             "profiles": [p.to_dict() for p in self.column_profiles],
             "suggestions": [s.to_dict() for s in self.suggestions],
             "dropped": [s.to_dict() for s in self.dropped],
@@ -227,6 +233,7 @@ class ConstraintSuggestionRunBuilder:
         self._columns: list[str] | None = None
         self._threshold = DEFAULT_CARDINALITY_THRESHOLD
         self._index: PatternIndex | None = None
+        self._default_index = True
         self._pattern_options: dict[str, Any] = {}
         self._test_ratio: float | None = None
         self._seed = 0
@@ -257,14 +264,27 @@ class ConstraintSuggestionRunBuilder:
         return self
 
     def with_pattern_index(
-        self, index: PatternIndex, **options: Any
+        self, index: PatternIndex | None, **options: Any
     ) -> ConstraintSuggestionRunBuilder:
-        """Add the Auto-Validate pattern rule for string columns, with this index.
+        """Run the Auto-Validate pattern rule for string columns with this index.
+
+        Without this call the rule uses the default index packaged with
+        autovalidate (:func:`autovalidate.open_default_index`); ``index=None``
+        skips the rule. ``options`` go to :func:`autovalidate.suggest_pattern`
+        (``method``, ``r``, ``m``, ``theta``, ``tau``, ``objective``, ``test``,
+        ``alpha``).
+        """
+        self._index = index
+        self._default_index = False
+        self._pattern_options = dict(options)
+        return self
+
+    def with_pattern_options(self, **options: Any) -> ConstraintSuggestionRunBuilder:
+        """Options of the Auto-Validate pattern rule, whichever index it uses.
 
         ``options`` go to :func:`autovalidate.suggest_pattern` (``method``,
         ``r``, ``m``, ``theta``, ``tau``, ``objective``, ``test``, ``alpha``).
         """
-        self._index = index
         self._pattern_options = dict(options)
         return self
 
@@ -303,11 +323,15 @@ class ConstraintSuggestionRunBuilder:
         """
         say = self._progress or (lambda *_: None)
         rules = list(self._rules or DEFAULT_RULES)
-        if self._index is not None:
+        index, pattern_rule = self._index, "skipped: no pattern index configured"
+        if index is None and self._default_index:
+            try:
+                index = shared_default_index()
+            except DefaultIndexError as exc:
+                pattern_rule = f"skipped: {exc}"
+        if index is not None:
             rules.append(PATTERN_RULE)
             pattern_rule = "applied"
-        else:
-            pattern_rule = "skipped: no pattern index configured"
         with open_engine(self._data) as source:
             train, test = source, None
             if self._test_ratio is not None:
@@ -320,7 +344,7 @@ class ConstraintSuggestionRunBuilder:
             )
             context = RuleContext(
                 profiles.num_records,
-                self._index,
+                index,
                 train.text_values,
                 self._pattern_options,
             )
@@ -351,7 +375,12 @@ class ConstraintSuggestionRunBuilder:
                     .run()
                 )
         return ConstraintSuggestionResult(
-            profiles, tuple(suggestions), pattern_rule, evaluation, tuple(dropped)
+            profiles,
+            tuple(suggestions),
+            pattern_rule,
+            evaluation,
+            tuple(dropped),
+            None if index is None else describe_index(index),
         )
 
 

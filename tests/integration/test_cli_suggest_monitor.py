@@ -26,7 +26,8 @@ def test_suggest_whole_table_out_and_validate(dirty_clean, tmp_path):
     res = run("suggest", clean, "--out", suite, "--json")
     assert res.exit_code == 0, res.output
     doc = json.loads(res.output)
-    assert doc["pattern_rule"].startswith("skipped") and doc["num_records"] == 2376
+    assert doc["pattern_rule"] == "applied" and doc["num_records"] == 2376
+    assert doc["pattern_index"].startswith("default index: public corpus, ")
     columns = {s["column"] for s in doc["suggestions"]}
     assert columns == set(pd.read_csv(clean, nrows=0).columns)
     first = doc["suggestions"][0]
@@ -44,11 +45,33 @@ def test_suggest_whole_table_out_and_validate(dirty_clean, tmp_path):
     assert table.exit_code == 1 and "FAILED" in table.output and "status: Error" in table.output
 
 
-def test_suggest_table_output_says_the_pattern_rule_was_skipped(dirty_clean):
+def test_suggest_table_output_names_the_default_index_once(dirty_clean):
     res = run("suggest", dirty_clean / "rayyan" / "clean.csv")
     assert res.exit_code == 0, res.output
-    assert "pattern rule skipped" in res.output and "CompleteIf" not in res.output
-    assert ".is_complete('id')" in res.output
+    assert res.output.count("default index: public corpus") == 1, res.output
+    assert "pattern rule applied with the default index" in res.output
+    assert "CompleteIf" not in res.output and ".is_complete('id')" in res.output
+
+
+def test_suggest_column_without_an_index_uses_the_default_and_says_so(dirty_clean):
+    clean = dirty_clean / "hospital" / "clean.csv"
+    res = run("suggest", clean, "--column", "ZipCode")
+    assert res.exit_code == 0, res.output
+    assert res.output.count("default index: public corpus") == 1, res.output
+    assert "<digit>" in res.output
+    doc = json.loads(run("suggest", clean, "--column", "ZipCode", "--json").output)
+    assert doc["index"]["default"] is True and doc["index"]["patterns"] > 10_000
+    assert doc["constraint"]["index"]["default"] is True
+
+
+def test_index_info_default_shows_sources_licenses_and_versions():
+    res = run("index", "info", "--default")
+    assert res.exit_code == 0, res.output
+    for needle in ("public corpus", "GPL-3", "CC BY 4.0", "hierarchy", "Cov_T >= 10", "left out"):
+        assert needle in res.output, needle
+    doc = json.loads(run("index", "info", "--default", "--json").output)
+    assert doc["build"]["floor"] == 10 and doc["corpus"]["sources"]
+    assert run("index", "info").exit_code == 2
 
 
 def test_suggest_table_with_an_index_and_a_split(small_index, tmp_path):
@@ -204,7 +227,6 @@ def test_metrics_record_history_and_validate_batch(dirty_clean, tmp_path, store)
 @pytest.mark.parametrize(
     "args,needle",
     [
-        (["suggest", "{clean}", "--column", "src"], "give --index"),
         (["suggest", "{clean}", "--test-ratio", "1"], "test set ratio"),
         (["metrics", "record", "{clean}", "-r", "{repo}", "-d", "f", "--tag", "oops"], "KEY=VALUE"),
         (

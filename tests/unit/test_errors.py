@@ -25,6 +25,7 @@ CASES = [
     errors.IndexSchemaError("/idx", "pattern files lack columns ['fpr']"),
     errors.IndexVersionError("/idx", {"hierarchy": 1}, {"hierarchy": 2}),
     errors.IndexMergeError("/idx", "tau", 6, 8),
+    errors.DefaultIndexError("/pkg/default-index", "index built with hierarchy 1"),
     errors.IndexBuildError("build failed"),
     errors.ConstraintFormatError("bad suite"),
     errors.ParameterError("theta out of range"),
