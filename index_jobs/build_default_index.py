@@ -19,12 +19,15 @@ It
    pattern count) and ``NOTICE.md`` (the attributions CC BY and MIT ask for),
    into a staging directory that replaces ``--out`` when complete.
 
-Why a floor loses nothing the solver could choose: a pattern is feasible only
-with Cov_T ≥ m (``SegmentSpace.best``), and the top-down search expands a
-pattern only when it was found with Cov_T ≥ m (``solver.search``).  Pruning
-removes whole rows and changes no kept row's Cov_T or FPR_T, so with
-``floor ≤ m`` every lookup the solver acts on returns what the unpruned index
-returns.  Only a caller who lowers m below the floor sees a difference.
+Why the floor loses nothing the solver could choose at its defaults: the
+solver judges a pattern by its shrunk FPR_T (``FprPrior``: the index's fitted
+Beta prior, with the training column as one pure column), and a pattern of
+Cov_T = c is feasible at r only if even a pure one, ``strength * mean / (c +
+strength + 1)``, is at most r.  The default floor (:func:`least_feasible_cov`)
+is the least such c at the default r under the prior fitted on the unpruned
+index; the prior itself is fitted on patterns of Cov_T ≥ 20, which pruning
+keeps, and pruning changes no kept row.  Only a caller who raises r above the
+default sees a difference.
 
 The script lives in ``index_jobs/`` because it is a product build step (its
 output is package data, made by the index job), not a measurement.
@@ -45,11 +48,11 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
-    "DEFAULT_FLOOR",
     "SOURCES",
     "SourceDecision",
     "build_default_index",
     "filter_lake",
+    "least_feasible_cov",
     "main",
     "prune_index",
 ]
@@ -57,9 +60,6 @@ __all__ = [
 ROOT = Path(__file__).resolve().parents[1]
 #: The packaged index, as the package reads it (``autovalidate.index.default``).
 PACKAGED = ROOT / "autovalidate" / "data" / "default-index"
-#: Cov_T floor: the solver's default m (``SolverParams.min_cov``), so that the
-#: default parameters choose exactly what they choose on the unpruned index.
-DEFAULT_FLOOR = 10
 NOTICE_FILE = "NOTICE.md"
 
 
@@ -345,11 +345,34 @@ def notice(record: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def least_feasible_cov(index: Any) -> int:
+    """The least Cov_T at which a pure pattern is feasible at the solver's default r.
+
+    Parameters
+    ----------
+    index
+        An opened :class:`~autovalidate.index.reader.PatternIndex` (unpruned).
+
+    Returns
+    -------
+    int
+        At least 1: the least c with ``prior.estimate(0, c, train_weight) <= r``.
+    """
+    from autovalidate.solver.fmdv import SolverParams
+
+    defaults = SolverParams()
+    prior = index.prior
+    c = 1
+    while prior.estimate(0.0, c, defaults.train_weight) > defaults.max_fpr:
+        c += 1
+    return c
+
+
 def build_default_index(
     lake: Path,
     out: Path,
     *,
-    floor: int = DEFAULT_FLOOR,
+    floor: int | None = None,
     raw: Path | None = None,
     master: str = "local[2]",
     say: Any = print,
@@ -363,7 +386,8 @@ def build_default_index(
     out
         Where the pruned index goes (replaced); by default the packaged one.
     floor
-        Least Cov_T kept.
+        Least Cov_T kept; by default :func:`least_feasible_cov` of the
+        unpruned index.
     raw
         Keep (or reuse, when it holds a complete index) the unpruned index of
         the filtered lake here; a temporary directory by default.
@@ -407,6 +431,10 @@ def build_default_index(
                 build_index(spark, str(filtered), str(target), min_cov=1, overwrite=True)
             finally:
                 spark.stop()
+        if floor is None:
+            with PatternIndex.open(target) as unpruned:
+                floor = least_feasible_cov(unpruned)
+            say(f"floor: Cov_T >= {floor}, the least a pattern needs at the default r")
         record = provenance(lake, rows)
         result = prune_index(target, out, floor=floor, provenance=record)
     result["wall_seconds"] = round(time.perf_counter() - started, 1)
@@ -418,7 +446,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lake", type=Path, default=ROOT.parent / "shared" / "lake")
     parser.add_argument("--out", type=Path, default=PACKAGED, help="default: the packaged index")
-    parser.add_argument("--floor", type=int, default=DEFAULT_FLOOR, help="least Cov_T kept")
+    parser.add_argument(
+        "--floor", type=int, default=None, help="least Cov_T kept (default: least_feasible_cov)"
+    )
     parser.add_argument(
         "--raw", type=Path, default=None, help="keep/reuse the unpruned index of the filtered lake"
     )
