@@ -74,7 +74,8 @@ from autovalidate.errors import (
     ValidationFailedError,
 )
 from autovalidate.index.default import open_default_index
-from autovalidate.index.reader import PatternIndex, PatternStats
+from autovalidate.index.reader import PatternIndex
+from autovalidate.index.stats import PatternStats
 from autovalidate.pattern_constraint import PatternConstraint, PatternValidationResult
 from autovalidate.pipeline import ValidationResult, validate
 from autovalidate.spark import validate_spark

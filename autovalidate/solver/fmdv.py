@@ -27,7 +27,7 @@
   evidence.  A separator is literal in hierarchy version 2, so this is how a
   column whose separators vary keeps a constraint.
 * **FPR_T** is the empirical-Bayes estimate of
-  :class:`~autovalidate.index.reader.FprPrior`, with the training column as
+  :class:`~autovalidate.index.stats.FprPrior`, with the training column as
   one more pure column: Eq. 4 where the corpus has many columns of a
   pattern, the prior where it has few.
 
@@ -49,13 +49,14 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from autovalidate.errors import ParameterError
-from autovalidate.index.reader import PatternIndex, PatternStats
+from autovalidate.index.stats import PatternStats
 from autovalidate.patterns.enumeration import MAX_TAU
 from autovalidate.patterns.hierarchy import escape_literal
 from autovalidate.patterns.render import pattern_regex
 from autovalidate.patterns.tokens import Token, tokenize
 from autovalidate.solver.alignment import Alignment, align, token_class
 from autovalidate.solver.dp import SegmentChoice, best_segmentation
+from autovalidate.solver.lookup import PatternLookup
 from autovalidate.solver.search import Hypothesis, SegmentSpace, position_slot, search
 
 __all__ = ["METHODS", "OBJECTIVES", "Solution", "SolverParams", "solve"]
@@ -96,7 +97,7 @@ class SolverParams:
         feasible pattern (the paper's CMDV alternative, §2.3).
     train_weight
         How many pure corpus columns the training column counts as, in the
-        shrunk FPR_T estimate (:class:`~autovalidate.index.reader.FprPrior`):
+        shrunk FPR_T estimate (:class:`~autovalidate.index.stats.FprPrior`):
         its retained values all match every hypothesis, so it is one more
         column of impurity 0; 0 leaves it out.
     max_branches
@@ -109,7 +110,7 @@ class SolverParams:
     columns), so r = 0.2; under min-FPR the general ``<letter>+`` beats
     ``<upper>{2}`` for state codes, losing recall that the coverage objective
     keeps at the same precision; and m = 1, since the shrunk FPR_T estimate
-    (:class:`~autovalidate.index.reader.FprPrior`) already weighs how many
+    (:class:`~autovalidate.index.stats.FprPrior`) already weighs how many
     columns a pattern rests on (m = 10 gave the same precision and recall).
     """
 
@@ -121,7 +122,7 @@ class SolverParams:
     train_weight: float = 1.0
     max_branches: int = 3
 
-    def check(self, index: PatternIndex) -> None:
+    def check(self, index: PatternLookup) -> None:
         """Raise :class:`ParameterError` if a parameter is out of range for ``index``."""
         if not 0.0 <= self.max_fpr <= 1.0:
             raise ParameterError(f"r (max_fpr) must be in [0, 1], got {self.max_fpr}")
@@ -224,7 +225,7 @@ class _Variant:
 
 def solve(
     values: Sequence[str],
-    index: PatternIndex,
+    index: PatternLookup,
     *,
     method: str = "fmdv-vh",
     params: SolverParams | None = None,
@@ -279,7 +280,7 @@ def _format_key(value: str) -> str:
 
 
 def _solve_formats(
-    counts: Counter[str], index: PatternIndex, method: str, params: SolverParams
+    counts: Counter[str], index: PatternLookup, method: str, params: SolverParams
 ) -> Solution | None:
     """A bounded disjunction: the largest formats, each solved as a column of its own.
 
@@ -325,7 +326,7 @@ def _solve_formats(
 
 
 def _solve_format(
-    counts: Counter[str], index: PatternIndex, method: str, params: SolverParams
+    counts: Counter[str], index: PatternLookup, method: str, params: SolverParams
 ) -> Solution | None:
     """FMDV (or a variant) for values of one format, with repetitions in ``counts``."""
     n = sum(counts.values())

@@ -24,9 +24,10 @@ import itertools
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
-from autovalidate.index.reader import PatternIndex, PatternStats
+from autovalidate.index.stats import PatternStats
 from autovalidate.patterns.hierarchy import generalizations
 from autovalidate.patterns.tokens import Token
+from autovalidate.solver.lookup import PatternLookup
 
 __all__ = ["Hypothesis", "SegmentSpace", "position_slot", "search"]
 
@@ -45,7 +46,7 @@ class Hypothesis:
     fpr
         FPR_T, a fraction in [0, 1]: Eq. 4 as the index holds it while the
         search runs; the shrunk estimate of
-        :class:`~autovalidate.index.reader.FprPrior` once ``solve`` chooses.
+        :class:`~autovalidate.index.stats.FprPrior` once ``solve`` chooses.
     cov
         Cov_T, corpus columns matching (Eq. 7).
     """
@@ -166,7 +167,7 @@ class SegmentSpace:
         return min(feasible, key=lambda h: (h.fpr, h.cov, -self.level[h.pattern], h.pattern))
 
 
-def search(spaces: Sequence[SegmentSpace], index: PatternIndex, *, min_cov: int) -> int:
+def search(spaces: Sequence[SegmentSpace], index: PatternLookup, *, min_cov: int) -> int:
     """Fill ``space.found`` with the index statistics of every pattern that can be feasible.
 
     Parameters

@@ -152,3 +152,15 @@ def test_an_engine_import_outside_the_engines_is_caught(tmp_path: Path) -> None:
         "profiles.py:3 imports duckdb",
         "profiles.py:5 imports pyspark.sql",
     ]
+
+
+def test_the_solver_reads_the_index_through_its_protocol_only():
+    # issue 14: solver/ defines PatternLookup; no module of it imports the DuckDB reader
+    offenders = [
+        f"{path}:{line} imports {module}"
+        for path, imports in _modules(PACKAGE)
+        if path.parts[0] == "solver"
+        for module, line in imports
+        if module == "autovalidate.index.reader" or module.split(".")[0] in ENGINE_LIBRARIES
+    ]
+    assert offenders == []

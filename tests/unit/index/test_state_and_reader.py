@@ -103,7 +103,7 @@ def test_lookup_on_files_removed_after_open_raises_an_index_error(tmp_path):
 
 
 def test_fpr_prior_shrinks_thin_evidence_and_fades_with_coverage():
-    from autovalidate.index.reader import FprPrior
+    from autovalidate.index.stats import FprPrior
 
     prior = FprPrior(mean=0.2, strength=2.0)
     # two impure columns: neither trusted (0.5) nor dismissed

@@ -1,0 +1,33 @@
+"""What the solver needs of a pattern index: a protocol, so the solver depends on no storage.
+
+:class:`~autovalidate.index.reader.PatternIndex` (DuckDB over Parquet)
+implements it; so can anything that answers the same three questions, for
+example a dictionary in a test or a service in front of a shared index.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Protocol
+
+from autovalidate.index.stats import FprPrior, PatternStats
+
+__all__ = ["PatternLookup"]
+
+
+class PatternLookup(Protocol):
+    """The corpus evidence FMDV reads (Song & He 2021, §2.4, online stage)."""
+
+    @property
+    def tau(self) -> int:
+        """The token limit τ the statistics were enumerated with."""
+        ...
+
+    @property
+    def prior(self) -> FprPrior:
+        """The prior of FPR_T fitted on the corpus (see :class:`FprPrior`)."""
+        ...
+
+    def lookup(self, patterns: Iterable[str]) -> dict[str, PatternStats]:
+        """FPR_T (Eq. 4) and Cov_T of the patterns the corpus has; absent ones matched nothing."""
+        ...
