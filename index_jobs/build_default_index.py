@@ -467,7 +467,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "out": str(args.out),
                 "patterns": result["patterns"],
                 "unpruned_patterns": result["build"]["unpruned_patterns"],
-                "floor": args.floor,
+                "floor": result["build"]["floor"],
                 "bytes": result["bytes"],
                 "hierarchy_version": result["hierarchy_version"],
                 "wall_seconds": result["wall_seconds"],

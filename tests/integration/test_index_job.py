@@ -119,8 +119,12 @@ def test_spark_submit_and_a_killed_job(lake_mini, tmp_path):
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    deadline = time.time() + 120
-    while time.time() < deadline and not list(tmp_path.glob(".killed.tmp-*")):
+    # a slow machine may take minutes to start Spark: wait for the staging directory
+    # (or for the job to end, which the assertion below then reports)
+    deadline = time.time() + 900
+    while (
+        time.time() < deadline and proc.poll() is None and not list(tmp_path.glob(".killed.tmp-*"))
+    ):
         time.sleep(0.2)
     assert list(tmp_path.glob(".killed.tmp-*")), "the job never started writing"
     os.killpg(proc.pid, signal.SIGKILL)
