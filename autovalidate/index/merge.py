@@ -229,6 +229,14 @@ def _merged_metadata(
             "budget": params["budget"],
             "ladder": params["ladder"],
             "min_cov": 1,
+            # a pruned input (the packaged default index keeps Cov_T >= its floor)
+            # lacks the sums of its rarer patterns: the merge under-counts those
+            # by fewer than `floor` columns, and says so by keeping the floor
+            **(
+                {"floor": max(int(m.build.get("floor", 1)) for m in metas)}
+                if any(int(m.build.get("floor", 1)) > 1 for m in metas)
+                else {}
+            ),
             "rungs": dict(rungs),
             "started": iso_time(started),
             "finished": iso_time(finished),

@@ -158,3 +158,19 @@ def test_every_file_of_the_index_is_package_data():
     assert len(files) == 3
     for f in files:
         assert any(fnmatch.fnmatch(f, g) and f.count("/") == g.count("/") for g in globs), f
+
+
+def test_a_lake_merged_into_the_default_keeps_its_floor(tmp_path):
+    from autovalidate.index.merge import merge_indexes
+    from autovalidate.index.state import write_local_index
+
+    mine = tmp_path / "mine"
+    write_local_index([["A-1", "B-2"], ["C-3", "D-4"]] * 3, mine)
+    merged = merge_indexes([PACKAGED, mine], tmp_path / "merged")
+    with autovalidate.open_default_index() as index:
+        floor = index.metadata.build["floor"]
+        assert floor > 1
+    # the default lacks its patterns below the floor: the merge says it is pruned
+    assert merged.build["floor"] == floor
+    with autovalidate.PatternIndex.open(tmp_path / "merged") as index:
+        assert index.lookup(["<upper>{1}-<digit>{1}"])["<upper>{1}-<digit>{1}"].cov >= 6
