@@ -24,6 +24,7 @@ from autovalidate.errors import EmptyColumnError
 from autovalidate.index.default import index_summary, open_default_index
 from autovalidate.index.reader import PatternIndex
 from autovalidate.io import column_values
+from autovalidate.nulls import drop_missing
 from autovalidate.report import pattern_report, render_html, suggestion_report
 from autovalidate.solver.fmdv import METHODS, SolverParams
 from autovalidate.suggest.pattern import suggest_pattern
@@ -230,6 +231,13 @@ def _suggest_pattern(
         elapsed_ms = (time.perf_counter() - started) * 1000
         used = index_summary(idx)
     n_values = sum(v is not None for v in values)
+    reason = (
+        None
+        if constraint is not None
+        else "every value is missing (null tokens such as NA or N/A, or blanks)"
+        if next(drop_missing(values), None) is None
+        else "no feasible hypothesis pattern (FPR > r or coverage < m)"
+    )
     if out is not None and constraint is not None:
         write_atomically(out, suite_to_json([constraint]) + "\n")
     if html is not None:
@@ -243,9 +251,7 @@ def _suggest_pattern(
                 "values": n_values,
                 "constraint": constraint.to_dict() if constraint else None,
                 "description": constraint.description if constraint else None,
-                "reason": None
-                if constraint
-                else "no feasible hypothesis pattern (FPR > r or coverage < m)",
+                "reason": reason,
                 "elapsed_ms": round(elapsed_ms, 2),
                 "out": str(out) if out is not None and constraint is not None else None,
             }
@@ -255,9 +261,14 @@ def _suggest_pattern(
         console.print(
             styled("no constraint", "yellow"),
             f"({used['description']})",
-            f"for {column!r}: no hypothesis pattern is feasible "
-            f"(estimated FPR > r={options['r']} or coverage < m={options['m']}); "
-            "natural-language columns usually end here.",
+            f"for {column!r}: "
+            + (
+                f"{reason}."
+                if reason and reason.startswith("every value")
+                else "no hypothesis pattern is feasible "
+                f"(estimated FPR > r={options['r']} or coverage < m={options['m']}); "
+                "natural-language columns usually end here."
+            ),
         )
         return
     table = Table(show_header=False, box=None)
