@@ -41,6 +41,7 @@ class _StrictRule:
     """Pattern rule test double: no non-conforming value allowed."""
 
     regex: str
+    null_tokens: tuple[str, ...] = ()
 
     def evaluate_counts(self, n_nonconforming: int, n_values: int) -> PatternDecision:
         fraction = n_nonconforming / n_values if n_values else 0.0

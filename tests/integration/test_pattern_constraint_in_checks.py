@@ -11,11 +11,11 @@ pytestmark = pytest.mark.spark
 
 
 def test_inferred_pattern_in_a_verification_suite(small_index, spark):
-    train = [f"{i % 97},{(i * 7) % 89},{(i * 3) % 71}" for i in range(99)] + ["-"]
+    train = [f"{i % 97},{(i * 7) % 89},{(i * 3) % 71}" for i in range(99)] + ["x"]
     rule = suggest_pattern(train, small_index, method="fmdv-h", r=0.2, m=5, column="triples")
     assert rule is not None and rule.train_nonconforming == 1
     good = pd.DataFrame({"triples": train * 3 + [None], "n": range(301)})
-    bad = pd.DataFrame({"triples": train[:50] + ["n/a"] * 50, "n": range(100)})
+    bad = pd.DataFrame({"triples": train[:50] + ["bad"] * 50, "n": range(100)})
 
     def verify(data):
         check = (
