@@ -17,7 +17,8 @@ What it does, with no step collecting the corpus to the driver:
    ``partitions`` tasks;
 2. in each task, enumerate P(D) for every column D with within-column
    coverage (Algorithm 1, :mod:`autovalidate.patterns.enumeration`) and keep a
-   partial state Σ Imp_D(p), Cov(p) per pattern (:class:`IndexAccumulator`);
+   partial state per pattern (Σ Imp_D(p), Cov(p) and the conditional sums,
+   :class:`IndexAccumulator`);
 3. let Spark add the partial states by pattern (a shuffle of partial sums,
    not of columns), keep patterns with Cov_T ≥ ``min_cov``, derive FPR_T;
 4. write Parquet into a staging directory beside the output, then the
@@ -45,8 +46,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from autovalidate.errors import IndexBuildError, ParameterError
-from autovalidate.index.schema import METADATA_FILE, PATTERN_COLUMNS, PATTERNS_DIR, IndexMetadata
-from autovalidate.index.state import StatsAccumulatorParam, iso_time, partition_states
+from autovalidate.index.schema import (
+    METADATA_FILE,
+    PATTERN_COLUMNS,
+    PATTERNS_DIR,
+    SUM_COLUMNS,
+    IndexMetadata,
+)
+from autovalidate.index.state import (
+    STATE_SCHEMA,
+    StatsAccumulatorParam,
+    iso_time,
+    partition_states,
+)
 from autovalidate.patterns.enumeration import (
     DEFAULT_BUDGET,
     DEFAULT_LADDER,
@@ -193,12 +205,10 @@ def build_index(
             watcher.start()
         sc.setJobDescription(f"autovalidate: pattern index of {lake}")
         lake_df = spark.read.parquet(*files).select("values").repartition(partitions)
-        partial = lake_df.mapInArrow(
-            enumerate_partition, "pattern_id long, pattern string, imp_sum double, cov long"
-        )
+        partial = lake_df.mapInArrow(enumerate_partition, STATE_SCHEMA)
         merged = (
             partial.groupBy("pattern_id", "pattern")
-            .agg(F.sum("imp_sum").alias("imp_sum"), F.sum("cov").alias("cov"))
+            .agg(*(F.sum(c).alias(c) for c in SUM_COLUMNS))
             .where(F.col("cov") >= min_cov)
             .withColumn("fpr", F.col("imp_sum") / F.col("cov"))
             .select(*PATTERN_COLUMNS)

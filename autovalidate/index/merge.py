@@ -1,7 +1,8 @@
 """Merging pattern indexes: an index is a sum of per-pattern states (Song & He 2021, §2.4).
 
-Each corpus column D adds Imp_D(p) to ``imp_sum[p]`` and 1 to ``cov[p]``
-(:mod:`autovalidate.index.state`), so the index of a lake L1 ∪ L2 is the
+Each corpus column D adds Imp_D(p) to ``imp_sum[p]``, 1 to ``cov[p]`` and its
+conditional sums (:data:`~autovalidate.index.schema.SUM_COLUMNS`,
+:mod:`autovalidate.index.state`), so the index of a lake L1 ∪ L2 is the
 per-pattern sum of the indexes of L1 and L2, provided both were built with
 the same enumeration parameters and kept every pattern (``min_cov`` = 1).
 :func:`merge_indexes` adds up the pattern files of indexes in DuckDB and
@@ -23,7 +24,7 @@ import duckdb
 
 from autovalidate.errors import IndexBuildError, IndexMergeError, ParameterError
 from autovalidate.index.reader import PatternIndex
-from autovalidate.index.schema import PATTERNS_DIR, IndexMetadata, pattern_files
+from autovalidate.index.schema import PATTERNS_DIR, SUM_COLUMNS, IndexMetadata, pattern_files
 from autovalidate.index.state import PART_FILE, iso_time, publish_local
 
 __all__ = ["build_params", "check_mergeable", "merge_indexes", "planned_params"]
@@ -94,7 +95,7 @@ def merge_indexes(
     """Add up the per-pattern states of indexes into a new index, published atomically.
 
     The output has the build's layout: one Parquet file of the pattern columns
-    sorted by ``pattern_id``, ``imp_sum`` and ``cov`` summed per pattern and
+    sorted by ``pattern_id``, the sums of ``SUM_COLUMNS`` added per pattern and
     ``fpr`` = imp_sum / cov derived from the sums; its metadata records every
     input lake with its provenance (``corpus["lakes"]``, flattened through
     inputs that are merges themselves) and the sums of the inputs' columns,
@@ -157,9 +158,11 @@ def merge_indexes(
         raise IndexBuildError(f"{target}: already exists; pass --overwrite to replace it")
 
     def write(staging: Path) -> IndexMetadata:
+        casts = ", ".join(f"CAST({c} AS {t}) AS {c}" for c, t in SUM_COLUMNS.items())
+        sums = ", ".join(f"CAST(sum({c}) AS {t}) AS {c}" for c, t in SUM_COLUMNS.items())
         sources = " UNION ALL ".join(
-            "SELECT pattern_id, pattern, CAST(imp_sum AS DOUBLE) AS imp_sum, "
-            f"CAST(cov AS BIGINT) AS cov FROM read_parquet({[str(f) for f in pattern_files(r)]!r})"
+            f"SELECT pattern_id, pattern, {casts} "
+            f"FROM read_parquet({[str(f) for f in pattern_files(r)]!r})"
             for r in roots
         )
         part = staging / PATTERNS_DIR / PART_FILE
@@ -168,8 +171,7 @@ def merge_indexes(
             if threads is not None:
                 con.execute(f"SET threads = {int(threads)}").fetchall()
             ((n_patterns,),) = con.execute(
-                "COPY (SELECT pattern_id, pattern, CAST(sum(cov) AS BIGINT) AS cov, "
-                "sum(imp_sum) AS imp_sum, sum(imp_sum) / sum(cov) AS fpr "
+                f"COPY (SELECT pattern_id, pattern, {sums}, sum(imp_sum) / sum(cov) AS fpr "
                 f"FROM ({sources}) GROUP BY pattern_id, pattern ORDER BY pattern_id) "
                 f"TO '{_sql_string(part)}' (FORMAT parquet, COMPRESSION zstd)"
             ).fetchall()

@@ -18,10 +18,14 @@ from autovalidate.index.schema import (
     pattern_id,
     read_metadata,
 )
-from autovalidate.index.stats import FprPrior, PatternStats
+from autovalidate.index.stats import CONDITION_SIZES, FprPrior, PatternStats
 
 __all__ = ["PatternIndex"]
 
+#: The conditional sums of a pattern row, as :class:`PatternStats` pairs them.
+_CONDITIONAL = ", ".join(
+    [f"p.pure_sum_{n}" for n in CONDITION_SIZES] + [f"p.imp_sum_{n}" for n in CONDITION_SIZES]
+)
 #: Patterns with at least this Cov_T fit the prior (their FPR_T rests on enough columns).
 PRIOR_MIN_COV = 20
 #: Fewer such patterns than this: no prior (Eq. 4 as it is).
@@ -98,7 +102,7 @@ class PatternIndex:
                 raise IndexSchemaError(str(root), f"pattern files lack columns {missing}")
             columns = ", ".join(
                 f"CAST({c} AS {t}) AS {c}" for c, t in PATTERN_COLUMNS.items() if c != "imp_sum"
-            )
+            )  # imp_sum = fpr * cov: the lookups need one of them
             kind = "TABLE" if in_memory else "VIEW"
             con.execute(f"CREATE {kind} patterns AS SELECT {columns} FROM {source}").fetchall()
             # a partial index (a part file deleted, truncated to another row group,
@@ -134,7 +138,8 @@ class PatternIndex:
         Returns
         -------
         dict
-            Pattern → :class:`PatternStats` for the patterns found; a pattern
+            Pattern → :class:`PatternStats` (with the conditional sums) for the
+            patterns found; a pattern
             absent from the index matched no corpus column (Cov_T = 0).
 
         Raises
@@ -159,14 +164,21 @@ class PatternIndex:
                 # every pattern of the index (5x slower); the strings of the few
                 # matches are compared here instead, so a collision cannot mislead
                 rows = self._con.execute(
-                    "SELECT q.pattern, p.pattern, p.fpr, p.cov FROM _candidates q "
-                    "JOIN patterns p ON p.pattern_id = q.pattern_id"
+                    f"SELECT q.pattern, p.pattern, p.fpr, p.cov, {_CONDITIONAL} "
+                    "FROM _candidates q JOIN patterns p ON p.pattern_id = q.pattern_id"
                 ).fetchall()
             except duckdb.Error as exc:  # e.g. a part file removed after open
                 raise IndexSchemaError(str(self.path), f"cannot read pattern files: {exc}") from exc
             finally:
                 self._con.unregister("_candidates")
-        return {r[0]: PatternStats(float(r[2]), int(r[3])) for r in rows if r[0] == r[1]}
+        k = len(CONDITION_SIZES)
+        return {
+            r[0]: PatternStats(
+                float(r[2]), int(r[3]), tuple(zip(r[4 : 4 + k], r[4 + k :], strict=True))
+            )
+            for r in rows
+            if r[0] == r[1]
+        }
 
     @property
     def prior(self) -> FprPrior:

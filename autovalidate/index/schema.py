@@ -8,18 +8,25 @@ An index is a directory::
       patterns/*.parquet         one row per pattern
 
 Each pattern row is a mergeable state, like a Deequ analyzer state: two
-indexes (or two parts of one build) merge by adding ``imp_sum`` and ``cov``
-per pattern, and FPR_T = imp_sum / cov (Eq. 4) is derived from the sums.
+indexes (or two parts of one build) merge by adding the sums (:data:`SUM_COLUMNS`)
+per pattern, and FPR_T = imp_sum / cov (Eq. 4) is derived from them.
 
-========== ======== ==============================================================
-column     type     meaning
-========== ======== ==============================================================
-pattern_id BIGINT   :func:`pattern_id` of the canonical string (the join key)
-pattern    VARCHAR  canonical pattern string (``autovalidate.patterns``)
-cov        BIGINT   Cov_T(p): columns with at least one value matching p
-imp_sum    DOUBLE   Σ_D Imp_D(p) over those columns (Eq. 1)
-fpr        DOUBLE   FPR_T(p) = imp_sum / cov, a fraction in [0, 1] (Eq. 4)
-========== ======== ==============================================================
+============== ======== ==========================================================
+column         type     meaning
+============== ======== ==========================================================
+pattern_id     BIGINT   :func:`pattern_id` of the canonical string (the join key)
+pattern        VARCHAR  canonical pattern string (``autovalidate.patterns``)
+cov            BIGINT   Cov_T(p): columns with at least one value matching p
+imp_sum        DOUBLE   Σ_D Imp_D(p) over those columns (Eq. 1)
+pure_sum_{n}   DOUBLE   Σ_D (1 - Imp_D(p))^n, for n in :data:`CONDITION_SIZES`
+imp_sum_{n}    DOUBLE   Σ_D Imp_D(p) (1 - Imp_D(p))^n, likewise
+fpr            DOUBLE   FPR_T(p) = imp_sum / cov, a fraction in [0, 1] (Eq. 4)
+============== ======== ==========================================================
+
+``pure_sum_{n}`` weighs each column by the probability that n values drawn
+from it all match p; with ``imp_sum_{n}`` it gives FPR_T conditioned on a
+training column of n distinct conforming values
+(:meth:`~autovalidate.index.stats.FprPrior.estimate`). Format 2 added them.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ from typing import Any
 
 from autovalidate._version import __version__
 from autovalidate.errors import IndexNotFoundError, IndexSchemaError, IndexVersionError
+from autovalidate.index.stats import CONDITION_SIZES
 from autovalidate.patterns.hierarchy import HIERARCHY_VERSION
 
 __all__ = [
@@ -39,26 +47,55 @@ __all__ = [
     "FORMAT_VERSION",
     "METADATA_FILE",
     "PATTERNS_DIR",
+    "CONDITION_SIZES",
     "PATTERN_COLUMNS",
+    "SUM_COLUMNS",
     "IndexMetadata",
+    "column_state",
     "pattern_files",
     "pattern_id",
     "read_metadata",
 ]
 
 FORMAT_NAME = "autovalidate-pattern-index"
-#: Bumped whenever the files' layout or the meaning of a column changes.
-FORMAT_VERSION = 1
+#: Bumped whenever the files' layout or the meaning of a column changes
+#: (2: the conditional sums ``pure_sum_{n}`` and ``imp_sum_{n}``).
+FORMAT_VERSION = 2
 METADATA_FILE = "_autovalidate_index.json"
 PATTERNS_DIR = "patterns"
-#: Column name → DuckDB type of the pattern files.
+#: The additive state of a pattern, column name → DuckDB type: what builds and
+#: merges sum per pattern (``cov`` counts columns, the others sum functions of
+#: Imp_D, see :func:`column_state`).
+SUM_COLUMNS: dict[str, str] = {
+    "cov": "BIGINT",
+    "imp_sum": "DOUBLE",
+    **{f"pure_sum_{n}": "DOUBLE" for n in CONDITION_SIZES},
+    **{f"imp_sum_{n}": "DOUBLE" for n in CONDITION_SIZES},
+}
+#: Column name → DuckDB type of the pattern files, in file order.
 PATTERN_COLUMNS: dict[str, str] = {
     "pattern_id": "BIGINT",
     "pattern": "VARCHAR",
-    "cov": "BIGINT",
-    "imp_sum": "DOUBLE",
+    **SUM_COLUMNS,
     "fpr": "DOUBLE",
 }
+
+
+def column_state(imp: float) -> tuple[float, ...]:
+    """One corpus column's contribution to a pattern's sums, in :data:`SUM_COLUMNS` order.
+
+    Parameters
+    ----------
+    imp
+        Imp_D(p), the fraction of the column's values not matching p, in [0, 1] (Eq. 1).
+
+    Returns
+    -------
+    tuple of float
+        ``(1, imp, (1-imp)^n for n in CONDITION_SIZES..., imp (1-imp)^n ...)``.
+    """
+    pures = [(1.0 - imp) ** n for n in CONDITION_SIZES]
+    return (1.0, imp, *pures, *(imp * w for w in pures))
 
 
 def pattern_id(pattern: str) -> int:

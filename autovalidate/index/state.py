@@ -1,7 +1,8 @@
 """Index states: per-pattern sums that merge by addition (Song & He 2021, §2.4, Eq. 1 and 4).
 
 Building an index is an aggregation with a mergeable state, like a Deequ
-analyzer: each column D adds Imp_D(p) to ``imp_sum[p]`` and 1 to ``cov[p]`` for
+analyzer: each column D adds Imp_D(p) to ``imp_sum[p]``, 1 to ``cov[p]`` and
+the conditional sums of :func:`~autovalidate.index.schema.column_state` for
 every pattern p it matches; partial states of different partitions (or of
 different corpora) merge by adding the sums; FPR_T(p) = imp_sum / cov.  The
 Spark job keeps one :class:`IndexAccumulator` per partition and lets Spark add
@@ -16,7 +17,7 @@ import shutil
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,9 @@ from autovalidate.index.schema import (
     METADATA_FILE,
     PATTERN_COLUMNS,
     PATTERNS_DIR,
+    SUM_COLUMNS,
     IndexMetadata,
+    column_state,
     pattern_id,
 )
 from autovalidate.patterns.enumeration import (
@@ -38,6 +41,7 @@ from autovalidate.patterns.enumeration import (
 )
 
 __all__ = [
+    "STATE_SCHEMA",
     "IndexAccumulator",
     "StatsAccumulatorParam",
     "iso_time",
@@ -58,7 +62,7 @@ def rung_label(cp: ColumnPatterns) -> str:
 
 
 class IndexAccumulator:
-    """Partial index state: Σ Imp_D(p) and Cov(p) over the columns added so far.
+    """Partial index state: the sums of :data:`~autovalidate.index.schema.SUM_COLUMNS` per pattern.
 
     Parameters
     ----------
@@ -83,7 +87,7 @@ class IndexAccumulator:
         self.rungs: Counter[str] = Counter()
 
     def add_column(self, values: Iterable[str | None]) -> None:
-        """Add one data column D: Imp_D(p) (Eq. 1) for each p in P(D)."""
+        """Add one data column D: the state of Imp_D(p) (Eq. 1) for each p in P(D)."""
         cp = column_patterns(values, tau=self.tau, budget=self.budget, ladder=self.ladder)
         self.columns += 1
         self.values += cp.n_values
@@ -92,35 +96,43 @@ class IndexAccumulator:
             return
         self.columns_indexed += 1
         n = cp.n_values
-        sums = self.sums
+        states: dict[int, tuple[float, ...]] = {}  # patterns of a column share few counts
         for pattern, count in cp.counts.items():
-            entry = sums.get(pattern)
-            imp = 1.0 - count / n
-            if entry is None:
-                sums[pattern] = [imp, 1]
-            else:
-                entry[0] += imp
-                entry[1] += 1
+            state = states.get(count)
+            if state is None:
+                state = states[count] = column_state(1.0 - count / n)
+            self._add(pattern, state)
+
+    def _add(self, pattern: str, state: Sequence[float]) -> None:
+        entry = self.sums.get(pattern)
+        if entry is None:
+            self.sums[pattern] = list(state)
+        else:
+            for i, x in enumerate(state):
+                entry[i] += x
 
     def merge(self, other: IndexAccumulator) -> IndexAccumulator:
         """Add another partial state into this one (associative and commutative)."""
-        for pattern, (imp, cov) in other.sums.items():
-            entry = self.sums.get(pattern)
-            if entry is None:
-                self.sums[pattern] = [imp, cov]
-            else:
-                entry[0] += imp
-                entry[1] += cov
+        for pattern, state in other.sums.items():
+            self._add(pattern, state)
         self.columns += other.columns
         self.columns_indexed += other.columns_indexed
         self.values += other.values
         self.rungs.update(other.rungs)
         return self
 
-    def rows(self) -> Iterator[tuple[int, str, float, int]]:
-        """``(pattern_id, pattern, imp_sum, cov)`` for every pattern."""
-        for pattern, (imp, cov) in self.sums.items():
-            yield pattern_id(pattern), pattern, imp, int(cov)
+    def rows(self) -> Iterator[tuple[Any, ...]]:
+        """``(pattern_id, pattern, *sums)`` for every pattern, sums in ``SUM_COLUMNS`` order."""
+        for pattern, state in self.sums.items():
+            yield (pattern_id(pattern), pattern, int(state[0]), *state[1:])
+
+    def arrow_columns(self, min_cov: int = 1) -> dict[str, Any]:
+        """The rows with Cov_T ≥ ``min_cov``, sorted by ``pattern_id``, as Arrow arrays.
+
+        Keys are the pattern file's columns (:data:`PATTERN_COLUMNS`) without ``fpr``.
+        """
+        rows = sorted((r for r in self.rows() if r[2] >= min_cov), key=lambda r: r[0])
+        return _arrow_columns(rows)
 
     def stats(self) -> dict[str, Any]:
         """Counters for the index metadata."""
@@ -163,8 +175,9 @@ def partition_states(
     Yields
     ------
     pyarrow.RecordBatch
-        ``pattern_id`` (int64), ``pattern`` (string), ``imp_sum`` (float64),
-        ``cov`` (int64): Σ Imp_D(p) and Cov(p) over the partition's columns.
+        ``pattern_id`` (int64), ``pattern`` (string) and the sums of
+        :data:`~autovalidate.index.schema.SUM_COLUMNS` over the partition's
+        columns (:data:`STATE_SCHEMA`).
     """
     import pyarrow as pa
 
@@ -176,16 +189,28 @@ def partition_states(
         stats.add(acc.stats())
     rows = list(acc.rows())
     for start in range(0, len(rows), _OUTPUT_CHUNK):
-        chunk = rows[start : start + _OUTPUT_CHUNK]
-        yield pa.RecordBatch.from_arrays(
-            [
-                pa.array([r[0] for r in chunk], pa.int64()),
-                pa.array([r[1] for r in chunk], pa.string()),
-                pa.array([r[2] for r in chunk], pa.float64()),
-                pa.array([r[3] for r in chunk], pa.int64()),
-            ],
-            names=["pattern_id", "pattern", "imp_sum", "cov"],
-        )
+        columns = _arrow_columns(rows[start : start + _OUTPUT_CHUNK])
+        yield pa.RecordBatch.from_arrays(list(columns.values()), names=list(columns))
+
+
+#: Spark DDL schema of :func:`partition_states`' batches.
+STATE_SCHEMA = "pattern_id long, pattern string, " + ", ".join(
+    f"{c} {'long' if t == 'BIGINT' else 'double'}" for c, t in SUM_COLUMNS.items()
+)
+
+
+def _arrow_columns(rows: Sequence[tuple[Any, ...]]) -> dict[str, Any]:
+    """Rows of :meth:`IndexAccumulator.rows` as Arrow arrays by column name."""
+    import pyarrow as pa
+
+    names = ["pattern_id", "pattern", *SUM_COLUMNS]
+    types = [pa.int64(), pa.string()] + [
+        pa.int64() if t == "BIGINT" else pa.float64() for t in SUM_COLUMNS.values()
+    ]
+    return {
+        name: pa.array([r[i] for r in rows], typ)
+        for i, (name, typ) in enumerate(zip(names, types, strict=True))
+    }
 
 
 class StatsAccumulatorParam:
@@ -245,6 +270,7 @@ def write_local_index(
         If ``out`` exists or cannot be written.
     """
     import pyarrow as pa
+    import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
     started = time.time()
@@ -254,17 +280,9 @@ def write_local_index(
     acc = IndexAccumulator(tau=tau, budget=budget, ladder=ladder)
     for col in columns:
         acc.add_column(col)
-    rows = [r for r in acc.rows() if r[3] >= min_cov]
-    rows.sort(key=lambda r: r[0])
-    table = pa.table(
-        {
-            "pattern_id": pa.array([r[0] for r in rows], pa.int64()),
-            "pattern": pa.array([r[1] for r in rows], pa.string()),
-            "cov": pa.array([r[3] for r in rows], pa.int64()),
-            "imp_sum": pa.array([r[2] for r in rows], pa.float64()),
-            "fpr": pa.array([r[2] / r[3] for r in rows], pa.float64()),
-        }
-    )
+    columns = acc.arrow_columns(min_cov)
+    fpr = pc.divide(columns["imp_sum"], pc.cast(columns["cov"], pa.float64()))
+    table = pa.table({**columns, "fpr": fpr})
     assert table.column_names == list(PATTERN_COLUMNS)
 
     def write(staging: Path) -> IndexMetadata:
@@ -283,7 +301,7 @@ def write_local_index(
                 "finished": iso_time(finished),
                 "wall_seconds": round(finished - started, 3),
             },
-            patterns=len(rows),
+            patterns=table.num_rows,
         )
 
     return publish_local(target, write)

@@ -8,9 +8,17 @@ Plain values, with no storage behind them: the index reader
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
-__all__ = ["FprPrior", "PatternStats"]
+__all__ = ["CONDITION_SIZES", "FprPrior", "PatternStats"]
+
+
+#: Training sizes n (distinct values) at which an index keeps the sums of the
+#: conditional FPR_T estimate (:meth:`FprPrior.estimate`); between two sizes
+#: the estimate is interpolated in log(1 + n), above the last one it is the
+#: last one's.
+CONDITION_SIZES: tuple[int, ...] = (3, 10, 30, 100)
 
 
 class PatternStats(NamedTuple):
@@ -22,32 +30,51 @@ class PatternStats(NamedTuple):
         FPR_T(p), the estimated false-positive rate, a fraction in [0, 1] (Eq. 4).
     cov
         Cov_T(p), the number of corpus columns with a value matching p.
+    conditional
+        One pair per size n of :data:`CONDITION_SIZES`: ``(Σ_D (1 - Imp_D)^n,
+        Σ_D Imp_D (1 - Imp_D)^n)`` over the same columns; empty where unknown
+        (the estimate then ignores the training column's size).
     """
 
     fpr: float
     cov: int
+    conditional: tuple[tuple[float, float], ...] = ()
 
 
 class FprPrior(NamedTuple):
-    """An empirical-Bayes Beta prior of FPR_T, fitted on the index itself.
+    """An empirical-Bayes prior of a column's impurity, fitted on the index itself.
 
     Eq. 4 estimates FPR_T(p) as the mean impurity of the Cov_T(p) corpus
-    columns p matches. On a lake of 10^4-10^6 columns, rather than the paper's
-    7.2M, many patterns rest on a handful of columns: two impure columns put
-    a pattern above r forever, two pure ones make it look certain. The
-    estimate here is the posterior mean of a Beta(``strength`` * ``mean``,
-    ``strength`` * (1 - ``mean``)) prior updated with the pattern's columns,
-    each column one observation of its impurity, plus ``pure`` columns of
-    impurity 0 (the training column itself, when it counts as evidence)::
+    columns p matches: the expected impurity of a column drawn from those.
+    Two things are known beyond that, and the estimate uses both:
 
-        FPR~(p) = (imp_sum(p) + strength * mean) / (Cov_T(p) + strength + pure)
+    * **How many columns the evidence rests on.** On a lake of 10^4-10^6
+      columns, rather than the paper's 7.2M, many patterns rest on a handful
+      of columns: two impure columns put a pattern above r forever, two pure
+      ones make it look certain. The corpus columns of p are pooled with
+      ``strength`` pseudo-columns whose impurity follows a
+      Beta(``strength`` * ``mean``, ``strength`` * (1 - ``mean``)) prior.
+    * **The training column itself.** Its n distinct values all match p (the
+      values a horizontal cut keeps do). A corpus column of impurity x yields
+      n conforming values with probability (1 - x)^n, so the column being
+      validated is unlikely to be one of the impure kind. The estimate is
+      the posterior mean of the column's impurity given that observation,
+      with the pooled columns as the prior (empirical Bayes, Robbins 1956;
+      the Beta part is conjugate)::
 
-    which is Eq. 4 as Cov_T grows, and the prior mean where evidence is thin.
+        FPR~(p | n) = (Σ_D x_D (1-x_D)^n + strength E_B[x (1-x)^n])
+                      / (Σ_D (1-x_D)^n + strength E_B[(1-x)^n])
+
+      with x_D = Imp_D(p) and E_B the Beta prior's expectation. At n = 0
+      this is (imp_sum + strength mean) / (Cov_T + strength): Eq. 4 as Cov_T
+      grows, the prior mean where evidence is thin. The index keeps the two
+      sums for the sizes of :data:`CONDITION_SIZES`.
+
     The prior is fitted by the method of moments on the FPR_T of the patterns
-    with Cov_T ≥ 20 (Casella, "An Introduction to
-    Empirical Bayes Data Analysis", The American Statistician 39(2), 1985;
-    the beta-binomial moment estimator): ``mean`` = their mean, ``strength``
-    = mean (1 - mean) / variance - 1, at least 0.
+    with Cov_T ≥ 20 (Casella, "An Introduction to Empirical Bayes Data
+    Analysis", The American Statistician 39(2), 1985; the beta-binomial
+    moment estimator): ``mean`` = their mean, ``strength`` = mean (1 - mean)
+    / variance - 1, at least 0.
 
     Attributes
     ----------
@@ -60,17 +87,49 @@ class FprPrior(NamedTuple):
     mean: float
     strength: float
 
-    def estimate(self, fpr: float, cov: int, pure: float = 0.0) -> float:
-        """The shrunk FPR_T of a pattern, a fraction in [0, 1].
+    def estimate(self, stats: PatternStats, n: int = 0) -> float:
+        """The FPR_T of a pattern given a training column of ``n`` distinct conforming values.
 
         Parameters
         ----------
-        fpr, cov
-            The pattern's FPR_T (Eq. 4) and Cov_T in the index.
-        pure
-            Further columns of impurity 0 that count as evidence (weights).
+        stats
+            The pattern's corpus statistics.
+        n
+            Distinct training values matching the pattern; 0 (or statistics
+            without ``conditional`` sums): the unconditional shrunk estimate.
+
+        Returns
+        -------
+        float
+            A fraction in [0, 1].
         """
-        denominator = cov + self.strength + pure
+        points = [(0, self._at(stats.fpr * stats.cov, stats.cov, 0))]
+        if n > 0 and stats.conditional:
+            for size, (pure, imp) in zip(CONDITION_SIZES, stats.conditional, strict=True):
+                points.append((size, self._at(imp, pure, size)))
+                if size >= n:
+                    break
+        if len(points) == 1 or n >= points[-1][0]:
+            return points[-1][1]
+        (n0, e0), (n1, e1) = points[-2], points[-1]
+        t = (math.log1p(n) - math.log1p(n0)) / (math.log1p(n1) - math.log1p(n0))
+        return e0 + t * (e1 - e0)
+
+    def _at(self, imp_sum: float, pure_sum: float, size: int) -> float:
+        """The estimate from the sums at one training size (see the class docstring)."""
+        pure_b, imp_b = self._beta_moments(size)
+        denominator = pure_sum + self.strength * pure_b
         if denominator <= 0:
-            return fpr
-        return (fpr * cov + self.strength * self.mean) / denominator
+            return imp_sum / pure_sum if pure_sum > 0 else self.mean
+        return min(1.0, max(0.0, (imp_sum + self.strength * imp_b) / denominator))
+
+    def _beta_moments(self, size: int) -> tuple[float, float]:
+        """E[(1-x)^size] and E[x (1-x)^size] under the Beta prior."""
+        if self.strength <= 0:
+            return 0.0, 0.0
+        mean = min(max(self.mean, 1e-9), 1.0 - 1e-9)
+        a, b = self.strength * mean, self.strength * (1.0 - mean)
+        pure = math.exp(
+            math.lgamma(b + size) + math.lgamma(a + b) - math.lgamma(b) - math.lgamma(a + b + size)
+        )
+        return pure, pure * a / (a + b + size)

@@ -16,6 +16,7 @@ import pytest
 
 from autovalidate.errors import IndexBuildError, IndexNotFoundError
 from autovalidate.index.reader import PatternIndex
+from autovalidate.index.schema import SUM_COLUMNS
 from autovalidate.index.state import write_local_index
 from index_jobs.build_index import build_index
 
@@ -56,10 +57,8 @@ def test_spark_and_local_builds_agree(spark, small_lake, tmp_path):
         columns += pq.read_table(f, columns=["values"]).column(0).to_pylist()
     write_local_index(columns, local_out)
     con = duckdb.connect()
-    q = (
-        "SELECT pattern, cov, round(imp_sum, 9) "
-        "FROM read_parquet('{}/patterns/*.parquet') ORDER BY pattern"
-    )
+    sums = ", ".join(f"round({c}, 9)" for c in SUM_COLUMNS)
+    q = f"SELECT pattern, {sums} FROM read_parquet('{{}}/patterns/*.parquet') ORDER BY pattern"
     assert (
         con.execute(q.format(spark_out)).fetchall() == con.execute(q.format(local_out)).fetchall()
     )

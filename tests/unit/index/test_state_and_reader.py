@@ -1,3 +1,4 @@
+import itertools
 import json
 
 import pytest
@@ -6,6 +7,7 @@ from autovalidate.errors import IndexNotFoundError, IndexSchemaError, IndexVersi
 from autovalidate.index.reader import PatternIndex
 from autovalidate.index.schema import METADATA_FILE, pattern_id
 from autovalidate.index.state import IndexAccumulator, write_local_index
+from autovalidate.index.stats import CONDITION_SIZES, PatternStats
 
 H5 = "<digit>+:<digit>{2}:<digit>{2} <letter>{2}"
 
@@ -47,8 +49,8 @@ def test_accumulators_merge_like_one():
         right.add_column(c)
     merged = right.merge(left)  # order does not matter
     assert merged.sums.keys() == one.sums.keys()
-    for p, (imp, cov) in one.sums.items():
-        assert merged.sums[p][1] == cov and merged.sums[p][0] == pytest.approx(imp)
+    for p, (cov, *floats) in one.sums.items():
+        assert merged.sums[p][0] == cov and merged.sums[p][1:] == pytest.approx(floats)
     assert merged.stats() == one.stats()
 
 
@@ -103,16 +105,49 @@ def test_lookup_on_files_removed_after_open_raises_an_index_error(tmp_path):
 
 
 def test_fpr_prior_shrinks_thin_evidence_and_fades_with_coverage():
-    from autovalidate.index.stats import FprPrior
+    from autovalidate.index.stats import FprPrior, PatternStats
 
     prior = FprPrior(mean=0.2, strength=2.0)
     # two impure columns: neither trusted (0.5) nor dismissed
-    assert prior.estimate(0.5, 2) == pytest.approx((1.0 + 0.4) / 4)
-    # a pure column of the user's counts as one more observation of impurity 0
-    assert prior.estimate(0.5, 2, pure=1) < prior.estimate(0.5, 2)
+    assert prior.estimate(PatternStats(0.5, 2)) == pytest.approx((1.0 + 0.4) / 4)
     # thousands of columns: Eq. 4 itself
-    assert prior.estimate(0.5, 5000) == pytest.approx(0.5, abs=1e-3)
-    assert FprPrior(0.2, 0.0).estimate(0.5, 2) == 0.5
+    assert prior.estimate(PatternStats(0.5, 5000)) == pytest.approx(0.5, abs=1e-3)
+    assert FprPrior(0.2, 0.0).estimate(PatternStats(0.5, 2)) == 0.5
+
+
+def conditional_stats(imps: list[float]) -> PatternStats:
+    """The statistics an index keeps of a pattern whose corpus columns have impurities ``imps``."""
+    from autovalidate.index.schema import column_state
+
+    sums = [sum(x) for x in zip(*(column_state(i) for i in imps), strict=True)]
+    k = len(CONDITION_SIZES)
+    return PatternStats(
+        sums[1] / sums[0], int(sums[0]), tuple(zip(sums[2 : 2 + k], sums[2 + k :], strict=True))
+    )
+
+
+def test_conditional_estimate_discounts_columns_unlike_the_training_column():
+    from autovalidate.index.stats import FprPrior
+
+    prior = FprPrior(mean=0.3, strength=4.0)
+    # half the corpus columns are pure, half mix in 40% other values (a length
+    # that varies): Eq. 4 says 0.2, but 30 distinct conforming training values
+    # are unlikely from a column of the impure kind (0.6^30)
+    stats = conditional_stats([0.0] * 50 + [0.4] * 50)
+    unconditional = prior.estimate(stats)
+    assert unconditional == pytest.approx((20 + 4 * 0.3) / 104)
+    at = {n: prior.estimate(stats, n) for n in (1, 3, 5, 10, 30, 100, 10**6)}
+    assert at[1] < unconditional
+    sizes = sorted(at)
+    assert all(at[a] >= at[b] for a, b in itertools.pairwise(sizes))
+    assert at[30] < 0.01 and at[10**6] == at[100]
+    # corpus columns impure at the rate the training column could hide (1%) stay counted
+    slight = conditional_stats([0.01] * 100)
+    assert prior.estimate(slight, 100) == pytest.approx(0.01, rel=0.05)
+    # one pure corpus column and no more: the prior keeps n = 1 from trusting it
+    assert prior.estimate(conditional_stats([0.0]), 1) > 0.1
+    # statistics without the sums: the unconditional estimate, whatever n
+    assert prior.estimate(PatternStats(stats.fpr, stats.cov), 30) == unconditional
 
 
 def test_fpr_prior_is_fitted_on_the_index_by_moments(tmp_path):
