@@ -356,14 +356,16 @@ def least_feasible_cov(index: Any) -> int:
     Returns
     -------
     int
-        At least 1: the least c with ``prior.estimate(0, c, train_weight) <= r``.
+        At least 1: the least c at which c pure corpus columns put a pattern's
+        unconditional estimate (``prior.estimate``, n = 0) at most r.
     """
+    from autovalidate.index.stats import PatternStats
     from autovalidate.solver.fmdv import SolverParams
 
     defaults = SolverParams()
     prior = index.prior
     c = 1
-    while prior.estimate(0.0, c, defaults.train_weight) > defaults.max_fpr:
+    while prior.estimate(PatternStats(0.0, c)) > defaults.max_fpr:
         c += 1
     return c
 

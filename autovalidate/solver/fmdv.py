@@ -27,9 +27,9 @@
   evidence.  A separator is literal in hierarchy version 2, so this is how a
   column whose separators vary keeps a constraint.
 * **FPR_T** is the empirical-Bayes estimate of
-  :class:`~autovalidate.index.stats.FprPrior`, with the training column as
-  one more pure column: Eq. 4 where the corpus has many columns of a
-  pattern, the prior where it has few.
+  :class:`~autovalidate.index.stats.FprPrior`: the corpus columns of a
+  pattern pooled with a prior fitted on the index, conditioned on the
+  training column's distinct values all conforming.
 
 All candidate retained sets and all segments are searched together, so a
 query costs a handful of DuckDB lookups (see :mod:`.search`).  Everything
@@ -38,6 +38,7 @@ here is pure computation over the index; no I/O besides the lookups.
 
 from __future__ import annotations
 
+import functools
 import gc
 import itertools
 import operator
@@ -49,10 +50,10 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from autovalidate.errors import ParameterError
-from autovalidate.index.stats import PatternStats
+from autovalidate.index.stats import CONDITION_SIZES, PatternStats
 from autovalidate.patterns.enumeration import MAX_TAU
 from autovalidate.patterns.hierarchy import escape_literal
-from autovalidate.patterns.render import pattern_regex
+from autovalidate.patterns.render import parse_pattern, pattern_regex
 from autovalidate.patterns.tokens import Token, tokenize
 from autovalidate.solver.alignment import Alignment, align, token_class
 from autovalidate.solver.dp import SegmentChoice, best_segmentation
@@ -95,11 +96,12 @@ class SolverParams:
         ``"fpr"``: among feasible patterns, the least FPR_T (Eq. 5, FMDV as
         stated); ``"coverage"``: the least Cov_T, i.e. the most specific
         feasible pattern (the paper's CMDV alternative, §2.3).
-    train_weight
-        How many pure corpus columns the training column counts as, in the
-        shrunk FPR_T estimate (:class:`~autovalidate.index.stats.FprPrior`):
-        its retained values all match every hypothesis, so it is one more
-        column of impurity 0; 0 leaves it out.
+    condition
+        Condition FPR_T on the training column
+        (:meth:`~autovalidate.index.stats.FprPrior.estimate`): its n distinct
+        retained values all match every hypothesis, which makes the corpus's
+        impure columns of a pattern unlikely models of it; ``False``: the
+        shrunk Eq. 4 alone.
     max_branches
         Most formats of a multi-format pattern, in [1, 3]; 1 turns the
         multi-format search off.
@@ -119,7 +121,7 @@ class SolverParams:
     theta: float = 0.1
     tau: int = 8
     objective: str = "coverage"
-    train_weight: float = 1.0
+    condition: bool = True
     max_branches: int = 3
 
     def check(self, index: PatternLookup) -> None:
@@ -136,8 +138,6 @@ class SolverParams:
             raise ParameterError(
                 f"max_branches must be in [1, {MAX_BRANCHES}], got {self.max_branches}"
             )
-        if self.train_weight < 0:
-            raise ParameterError(f"train_weight must be at least 0, got {self.train_weight}")
         if self.objective not in OBJECTIVES:
             raise ParameterError(
                 f"objective must be one of {', '.join(OBJECTIVES)}; got {self.objective!r}"
@@ -221,6 +221,8 @@ class _Variant:
     width: int = 0
     segments: dict[tuple[int, int], tuple[SegmentSpace, bool]] = field(default_factory=dict)
     delimiters: dict[tuple[int, int], str] = field(default_factory=dict)
+    #: segment -> distinct texts of it among the rows, or a lower bound (≤ EVIDENCE_CAP)
+    evidence: dict[tuple[int, int], int] = field(default_factory=dict)
 
 
 def solve(
@@ -349,11 +351,15 @@ def _solve_format(
     lookups = search(spaces, index, min_cov=params.min_cov) if spaces else 0
     candidates = sum(len(s.found) for s in spaces)
     prior = index.prior
-    for space in spaces:
-        space.found = {
-            p: PatternStats(prior.estimate(st.fpr, st.cov, params.train_weight), st.cov)
-            for p, st in space.found.items()
-        }
+    for variant in variants:
+        for key, (space, _) in variant.segments.items():
+            # the retained texts of a segment all match each of its hypotheses;
+            # the first text is what made them hypotheses, the others are evidence
+            n = max(0, variant.evidence[key] - 1) if params.condition else 0
+            space.found = {
+                p: PatternStats(prior.estimate(st, 0 if _has_constant(p) else n), st.cov)
+                for p, st in space.found.items()
+            }
     for variant in variants:
         choices = {}
         for (s, e), (space, optional) in variant.segments.items():
@@ -495,6 +501,23 @@ def _variants(
     return variants, [sig for sig, _ in ordered]
 
 
+#: Most distinct texts of a segment counted as evidence (the index's largest
+#: conditioning size, :data:`~autovalidate.index.stats.CONDITION_SIZES`, + 1).
+EVIDENCE_CAP = CONDITION_SIZES[-1] + 1
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _has_constant(pattern: str) -> bool:
+    """Whether a pattern keeps a letter or digit as a literal (a year, a prefix, a code).
+
+    Such a hypothesis is not conditioned on the training column: a constant
+    is a value, not a format, and the values of a column come in order (a
+    batch of one year, of one prefix), not drawn independently, so many
+    training values sharing it say little about the next batch.
+    """
+    return any(e.kind == "literal" and e.text.isalnum() for e in parse_pattern(pattern))
+
+
 def _plan(
     variant: _Variant,
     *,
@@ -516,9 +539,11 @@ def _plan(
         variant.width = k
         if k > tau:
             return
-        space = SegmentSpace.of(list({r.value_tokens for r in rows}))
+        distinct = list({r.value_tokens for r in rows})
+        space = SegmentSpace.of(distinct)
         if space is not None:
             variant.segments[(0, k - 1)] = (space, False)
+            variant.evidence[(0, k - 1)] = min(len(distinct), EVIDENCE_CAP)
         return
     present = {r.signature for r in rows}
     keep = [i for i, sig in enumerate(signatures) if sig in present]
@@ -570,3 +595,7 @@ def _plan(
             segment_slots = [slots[(c, key)] for c in range(s, e + 1)]
             if all(slot is not None for slot in segment_slots):
                 variant.segments[(s, e)] = (SegmentSpace(segment_slots), absent)
+                # distinct texts of the segment, at least: those of its most varied column
+                variant.evidence[(s, e)] = min(
+                    EVIDENCE_CAP, max(len(union[(c, key)]) for c in range(s, e + 1))
+                )

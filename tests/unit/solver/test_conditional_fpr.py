@@ -1,0 +1,66 @@
+"""FPR_T conditioned on the training column (FprPrior.estimate), through the solver."""
+
+import random
+
+import pytest
+
+from autovalidate.index.reader import PatternIndex
+from autovalidate.index.state import write_local_index
+from autovalidate.solver.fmdv import SolverParams, solve
+
+PARAMS = SolverParams(max_fpr=0.2, min_cov=1, theta=0.0, tau=8)
+
+
+@pytest.fixture(scope="module")
+def zip_index(tmp_path_factory):
+    """10 columns of 5-digit codes, 20 of numbers 3 to 6 digits wide, 10 of 2020-MM-DD dates
+    and 20 of dates over 2019-2021."""
+    rng = random.Random(7)
+
+    def digits(k: int) -> str:
+        return str(rng.randint(10 ** (k - 1), 10**k - 1))
+
+    def date(year: int) -> str:
+        return f"{year}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+
+    columns = [[digits(5) for _ in range(100)] for _ in range(10)]
+    columns += [[digits(rng.randint(3, 6)) for _ in range(100)] for _ in range(20)]
+    columns += [[date(2020) for _ in range(100)] for _ in range(10)]
+    columns += [[date(rng.randint(2019, 2021)) for _ in range(100)] for _ in range(20)]
+    out = tmp_path_factory.mktemp("zip") / "index"
+    write_local_index(columns, out)
+    with PatternIndex.open(out) as index:
+        yield index
+
+
+def test_many_distinct_codes_keep_their_width_that_the_corpus_average_would_lose(zip_index):
+    # <digit>{5}: FPR_T (Eq. 4) ~ 0.5 over the corpus (the mixed-width columns),
+    # but 30 distinct 5-digit values are unlikely from a column of mixed widths
+    rng = random.Random(1)
+    train = [str(rng.randint(10000, 99999)) for _ in range(30)]
+    conditioned = solve(train, zip_index, method="fmdv", params=PARAMS)
+    assert conditioned is not None and conditioned.pattern == "<digit>{5}"
+    unconditioned = solve(
+        train,
+        zip_index,
+        method="fmdv",
+        params=SolverParams(**{**PARAMS.__dict__, "condition": False}),
+    )
+    assert unconditioned is not None and unconditioned.pattern == "<digit>+"
+
+
+def test_one_distinct_value_is_no_evidence(zip_index):
+    # the first text makes the hypotheses: a column of one repeated code is not conditioned on
+    train = ["12345"] * 30
+    s = solve(train, zip_index, method="fmdv", params=PARAMS)
+    assert s is not None and s.pattern == "<digit>+"
+
+
+def test_a_constant_is_not_conditioned_on(zip_index):
+    # 30 distinct dates of 2020: the year is a value of this batch, not the format;
+    # half of the corpus's columns with 2020-dates have other years too
+    rng = random.Random(2)
+    train = [f"2020-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}" for _ in range(30)]
+    s = solve(train, zip_index, method="fmdv", params=PARAMS)
+    assert s is not None and "2020" not in s.pattern
+    assert s.pattern == "<digit>{4}-<digit>{2}-<digit>{2}"
