@@ -161,6 +161,20 @@ def markdown(report: dict[str, Any]) -> str:
             lines.append(
                 f"| {name} | {o['median_ms']:.1f} | {o['p95_ms']:.1f} | {o['mean_ms']:.1f} |"
             )
+        long = cost.get("online_long_values")
+        if long:
+            lines += [
+                "",
+                f"The long-values set: the {len(long['columns'])} columns of B with the most "
+                "tokens per training value (GUIDs in paths, timestamps with zones, records):",
+                "",
+                "| method | median ms | p95 ms | mean ms |",
+                "|---|---:|---:|---:|",
+            ]
+            for name, o in long["methods"].items():
+                lines.append(
+                    f"| {name} | {o['median_ms']:.1f} | {o['p95_ms']:.1f} | {o['mean_ms']:.1f} |"
+                )
         off = cost.get("offline")
         if off:
             lines += [

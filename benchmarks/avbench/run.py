@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 import autovalidate
+from autovalidate.patterns.tokens import tokenize
 from benchmarks.avbench import drift, indexes, real_errors
 from benchmarks.avbench.methods import deequ, grok, pwheel, schema_matching, tfdv
 from benchmarks.avbench.methods.deequ import DeequCategorical, DeequFractional
@@ -264,6 +265,13 @@ def run(cfg: Config) -> dict[str, Any]:
     counter.close()
     if cfg.cost:
         cost["online"] = {v: _latency(runs[v].per_case_ms) for v in FMDV_VARIANTS}
+        longest = long_values(cases)
+        cost["online_long_values"] = {
+            "columns": [f"{cases[i].table_id}:{cases[i].column_name}" for i in longest],
+            "methods": {
+                v: _latency([runs[v].per_case_ms[i] for i in longest]) for v in FMDV_VARIANTS
+            },
+        }
         report["cost"] = cost
     report["params"] = {
         "lake": str(cfg.lake),
@@ -306,6 +314,24 @@ def _index_facts(index: autovalidate.PatternIndex) -> dict[str, Any]:
         "built": meta.build.get("finished"),
         "master": meta.build.get("master"),
     }
+
+
+#: Size of the "long values" latency set (issue "speed at lake scale").
+LONG_VALUES_SIZE = 100
+
+
+def long_values(cases: Sequence[Case], size: int = LONG_VALUES_SIZE) -> list[int]:
+    """Indexes of the ``size`` cases of B with the most tokens per training value.
+
+    Tokens as the solver cuts them (:func:`autovalidate.patterns.tokens.tokenize`),
+    averaged over a case's training values; ties broken by position in B.
+    """
+
+    def mean_tokens(case: Case) -> float:
+        return sum(len(tokenize(v)) for v in case.train) / max(1, len(case.train))
+
+    ranked = sorted(range(len(cases)), key=lambda i: (-mean_tokens(cases[i]), i))
+    return sorted(ranked[:size])
 
 
 def _latency(ms: list[float]) -> dict[str, float]:
