@@ -39,6 +39,13 @@ __all__ = [
 MASTER_CLASS = "org.apache.spark.deploy.master.Master"
 WORKER_CLASS = "org.apache.spark.deploy.worker.Worker"
 
+#: For every JVM of the cluster (daemons, drivers, executors, the launcher): the client
+#: JIT compiler only and a single-threaded GC. The JVMs live for seconds to a minute
+#: and the enumeration runs in Python: on 2 shared cores, C2 compiler threads and
+#: parallel GC threads cost more than they save (cluster start 16-26 s -> 8 s, a
+#: small job 44-81 s -> 40-44 s, measured at load average 8-12).
+JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
 
 def spark_home() -> Path:
     """The installed pyspark package's directory, which holds ``bin/`` and ``jars/``."""
@@ -109,8 +116,9 @@ class StandaloneCluster:
         An empty directory for everything the cluster writes: ``logs/``
         (each daemon's stdout and stderr), ``local/`` (``SPARK_LOCAL_DIRS``),
         ``tmp/`` (``TMPDIR``),
-        ``work-N/`` (each worker's executor directories), ``conf/`` (an empty
-        ``SPARK_CONF_DIR``).
+        ``work-N/`` (each worker's executor directories), ``conf/``
+        (``SPARK_CONF_DIR``: a ``spark-defaults.conf`` with :data:`JAVA_OPTIONS`
+        for drivers and executors).
     workers, cores, memory
         Workers to start and what each offers to applications.
     """
@@ -136,6 +144,8 @@ class StandaloneCluster:
             "SPARK_LOCAL_IP": "127.0.0.1",
             "SPARK_LOCAL_DIRS": str(self.root / "local"),
             "SPARK_DAEMON_MEMORY": "512m",
+            "SPARK_DAEMON_JAVA_OPTS": JAVA_OPTIONS,
+            "SPARK_LAUNCHER_OPTS": JAVA_OPTIONS,
             "TMPDIR": str(self.root / "tmp"),
             "PYSPARK_PYTHON": sys.executable,
             **extra,
@@ -154,6 +164,10 @@ class StandaloneCluster:
         """
         for sub in ("logs", "local", "conf", "tmp"):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
+        (self.root / "conf" / "spark-defaults.conf").write_text(
+            f"spark.driver.extraJavaOptions {JAVA_OPTIONS}\n"
+            f"spark.executor.extraJavaOptions {JAVA_OPTIONS}\n"
+        )
         try:
             self._spawn("master", master_command(self.home, self.port, self.ui_port))
             for i in range(self.workers):

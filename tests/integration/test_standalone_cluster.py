@@ -43,9 +43,11 @@ CLEAN_BATCH = [*CLEAN, *[None] * 20]
 BAD = ["1-AB", "12-ab", "123-AB", "12-A", "12_AB"] * 8
 DIRTY_BATCH = [*CLEAN_BATCH, *BAD]
 
-#: A job script run by spark-submit: validates each batch with validate_spark, writes JSON.
+#: A job run by spark-submit: CONSTRAINT_JSON OUT_JSON NAME=BATCH...; each batch is a
+#: directory of JSON lines files of a column `code`, read by the executors and validated
+#: with validate_spark.
 DRIVER = '''\
-"""Validate batches of a column on the cluster with validate_spark; write the results as JSON."""
+"""Validate batch directories on the cluster with validate_spark; write the results as JSON."""
 import json
 import sys
 
@@ -53,14 +55,17 @@ from pyspark.sql import SparkSession
 
 from autovalidate import PatternConstraint, validate_spark
 
-spec = json.load(open(sys.argv[1]))
+constraint_file, out_file, *batches = sys.argv[1:]
 spark = SparkSession.builder.appName("autovalidate-validate-on-cluster").getOrCreate()
-constraint = PatternConstraint.from_dict(spec["constraint"])
+with open(constraint_file) as f:
+    constraint = PatternConstraint.from_dict(json.load(f))
 results = {"master": spark.sparkContext.master}
-for name, values in spec["batches"].items():
-    df = spark.createDataFrame([(v,) for v in values], "code string").repartition(4)
+for batch in batches:
+    name, path = batch.split("=", 1)
+    df = spark.read.schema("code string").json(path)
     results[name] = validate_spark(df, constraint).to_dict()
-json.dump(results, open(sys.argv[2], "w"))
+with open(out_file, "w") as f:
+    json.dump(results, f)
 spark.stop()
 '''
 
@@ -113,17 +118,17 @@ def test_index_built_on_the_cluster_equals_the_local_build(cluster, lake_mini, m
 
 
 def test_validate_spark_in_a_job_on_the_cluster(cluster, tmp_path):
-    driver, spec, out = tmp_path / "validate_job.py", tmp_path / "spec.json", tmp_path / "out.json"
+    driver, constraint, out = tmp_path / "job.py", tmp_path / "code.json", tmp_path / "out.json"
     driver.write_text(DRIVER)
-    spec.write_text(
-        json.dumps(
-            {
-                "constraint": CONSTRAINT.to_dict(),
-                "batches": {"clean": CLEAN_BATCH, "dirty": DIRTY_BATCH},
-            }
-        )
-    )
-    result = cluster.submit(driver, [str(spec), str(out)], PYTHONPATH=str(ROOT))
+    constraint.write_text(CONSTRAINT.to_json())
+    batches = []
+    for name, values in {"clean": CLEAN_BATCH, "dirty": DIRTY_BATCH}.items():
+        (tmp_path / name).mkdir()
+        for part, rows in enumerate((values[::2], values[1::2])):  # two files: two tasks
+            lines = "".join(json.dumps({"code": v}) + "\n" for v in rows)
+            (tmp_path / name / f"part-{part}.json").write_text(lines)
+        batches.append(f"{name}={tmp_path / name}")
+    result = cluster.submit(driver, [str(constraint), str(out), *batches], PYTHONPATH=str(ROOT))
     assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
     assert _completed_app(cluster, "autovalidate-validate-on-cluster")["cores"] == 2
 
