@@ -204,7 +204,8 @@ class StandaloneCluster:
 
     def state(self) -> dict[str, Any]:
         """The master's status (``/json/`` of its web UI): workers, applications, cores."""
-        with urllib.request.urlopen(f"{self.ui_url}/json/", timeout=5) as resp:
+        no_proxy = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        with no_proxy.open(f"{self.ui_url}/json/", timeout=5) as resp:
             return dict(json.load(resp))
 
     def _wait_for_workers(self, timeout: float) -> None:
@@ -215,7 +216,7 @@ class StandaloneCluster:
                 if proc.poll() is not None:
                     raise RuntimeError(
                         f"a Spark daemon exited with {proc.returncode} while starting: "
-                        f"{' '.join(map(str, proc.args))}\n{self.log_tails()}"  # type: ignore[arg-type]
+                        f"{proc.args}\n{self.log_tails()}"
                     )
             try:
                 workers = self.state().get("workers", [])
