@@ -32,6 +32,7 @@ metadata file, and the metadata is written last.
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import sys
@@ -282,6 +283,8 @@ def _ship_package(sc: Any) -> None:
     root = Path(autovalidate.__file__).resolve().parent
     fd, zpath = tempfile.mkstemp(prefix="autovalidate-", suffix=".zip")
     os.close(fd)
+    # the context serves the file from this path for as long as it runs: removed at exit
+    atexit.register(Path(zpath).unlink, missing_ok=True)
     with zipfile.ZipFile(zpath, "w", zipfile.ZIP_DEFLATED) as zf:
         for f in root.rglob("*.py"):
             zf.write(f, Path("autovalidate") / f.relative_to(root))
