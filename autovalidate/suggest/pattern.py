@@ -35,6 +35,7 @@ def suggest_pattern(
     alpha: float = 0.01,
     column: str | None = None,
     objective: str = _DEFAULTS.objective,
+    condition: bool = _DEFAULTS.condition,
     null_tokens: Sequence[str] = DEFAULT_NULL_TOKENS,
 ) -> PatternConstraint | None:
     """Infer a validation pattern for a column's values, from the corpus evidence in ``index``.
@@ -70,6 +71,10 @@ def suggest_pattern(
         The column to read from a table; also recorded in the constraint.
     objective
         ``"coverage"`` (the most specific feasible pattern) or ``"fpr"``.
+    condition
+        Condition FPR_T on the training values
+        (:meth:`~autovalidate.index.stats.FprPrior.estimate`); ``False``: the
+        unconditional shrunk estimate (an ablation).
     null_tokens
         Texts that mean a missing value (default: pandas' ``na_values`` and
         ``-``; :mod:`autovalidate.nulls`). Missing values, like nulls and
@@ -109,7 +114,9 @@ def suggest_pattern(
         raise ParameterError(f"test must be one of {', '.join(TESTS)}; got {test!r}")
     if not 0.0 < alpha < 1.0:
         raise ParameterError(f"alpha must be in (0, 1), got {alpha}")
-    params = SolverParams(max_fpr=r, min_cov=m, theta=theta, tau=tau, objective=objective)
+    params = SolverParams(
+        max_fpr=r, min_cov=m, theta=theta, tau=tau, objective=objective, condition=condition
+    )
     read = [v for v in column_values(values, column) if v is not None]
     if not read:
         raise EmptyColumnError(column)
