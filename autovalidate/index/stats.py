@@ -8,6 +8,7 @@ Plain values, with no storage behind them: the index reader
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import NamedTuple
 
@@ -125,11 +126,17 @@ class FprPrior(NamedTuple):
 
     def _beta_moments(self, size: int) -> tuple[float, float]:
         """E[(1-x)^size] and E[x (1-x)^size] under the Beta prior."""
-        if self.strength <= 0:
-            return 0.0, 0.0
-        mean = min(max(self.mean, 1e-9), 1.0 - 1e-9)
-        a, b = self.strength * mean, self.strength * (1.0 - mean)
-        pure = math.exp(
-            math.lgamma(b + size) + math.lgamma(a + b) - math.lgamma(b) - math.lgamma(a + b + size)
-        )
-        return pure, pure * a / (a + b + size)
+        return _beta_moments(self.mean, self.strength, size)
+
+
+@functools.lru_cache(maxsize=256)
+def _beta_moments(mean: float, strength: float, size: int) -> tuple[float, float]:
+    """E[(1-x)^size] and E[x (1-x)^size] for x ~ Beta(strength mean, strength (1 - mean))."""
+    if strength <= 0:
+        return 0.0, 0.0
+    mean = min(max(mean, 1e-9), 1.0 - 1e-9)
+    a, b = strength * mean, strength * (1.0 - mean)
+    pure = math.exp(
+        math.lgamma(b + size) + math.lgamma(a + b) - math.lgamma(b) - math.lgamma(a + b + size)
+    )
+    return pure, pure * a / (a + b + size)

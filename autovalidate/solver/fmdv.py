@@ -42,6 +42,7 @@ import functools
 import gc
 import itertools
 import operator
+import re
 import string
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -53,7 +54,7 @@ from autovalidate.errors import ParameterError
 from autovalidate.index.stats import CONDITION_SIZES, PatternStats
 from autovalidate.patterns.enumeration import MAX_TAU
 from autovalidate.patterns.hierarchy import escape_literal
-from autovalidate.patterns.render import parse_pattern, pattern_regex
+from autovalidate.patterns.render import pattern_regex
 from autovalidate.patterns.tokens import Token, tokenize
 from autovalidate.solver.alignment import Alignment, align, token_class
 from autovalidate.solver.dp import SegmentChoice, best_segmentation
@@ -108,12 +109,13 @@ class SolverParams:
 
     The defaults were chosen on AV-bench over the shared lake
     (docs/auto-validate.md): r = 0.15, the largest of 0.1, 0.15 and 0.2 with
-    precision at least 0.96 under the conditioned FPR_T (0.2 gave 0.954,
-    0.1 the same recall as the unconditioned estimate); under min-FPR the general ``<letter>+`` beats
-    ``<upper>{2}`` for state codes, losing recall that the coverage objective
-    keeps at the same precision; and m = 1, since the shrunk FPR_T estimate
-    (:class:`~autovalidate.index.stats.FprPrior`) already weighs how many
-    columns a pattern rests on (m = 10 gave the same precision and recall).
+    precision at least 0.96 under the conditioned FPR_T (0.2 gave 0.954, 0.1
+    the same recall as the unconditioned estimate); under min-FPR the general
+    ``<letter>+`` beats ``<upper>{2}`` for state codes, losing recall that the
+    coverage objective keeps at the same precision; and m = 1, since the
+    estimate (:class:`~autovalidate.index.stats.FprPrior`) already weighs how
+    many columns a pattern rests on (m = 10 gave the same precision and
+    recall).
     """
 
     max_fpr: float = 0.15
@@ -506,6 +508,11 @@ def _variants(
 EVIDENCE_CAP = CONDITION_SIZES[-1] + 1
 
 
+#: A class element of a canonical pattern (``<digit>{4}``, ``<upper>+``, ``<num>``):
+#: what is left of a pattern without them is its literals (escaped symbols too).
+_CLASS_ELEMENT = re.compile(r"<[a-z-]+>(?:\{[0-9]+\}|\+)?")
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def _has_constant(pattern: str) -> bool:
     """Whether a pattern keeps a letter or digit as a literal (a year, a prefix, a code).
@@ -515,7 +522,7 @@ def _has_constant(pattern: str) -> bool:
     batch of one year, of one prefix), not drawn independently, so many
     training values sharing it say little about the next batch.
     """
-    return any(e.kind == "literal" and e.text.isalnum() for e in parse_pattern(pattern))
+    return any(ch.isalnum() for ch in _CLASS_ELEMENT.sub("", pattern))
 
 
 def _plan(
