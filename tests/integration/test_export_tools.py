@@ -75,7 +75,7 @@ def suite(mini_index, paths) -> ConstraintSuite:
     with PatternIndex.open(mini_index) as index:
         suggested = ConstraintSuggestionRunner.on_data(clean).with_pattern_index(index).run()
         zip_code = suggest_pattern(column_values(clean, "ZipCode"), index, column="ZipCode")
-    assert zip_code is not None and zip_code.pattern == "<digit>+"
+    assert zip_code is not None and zip_code.pattern == "<digit>{5}"
     checks = [
         CheckSpec(
             c.description,
@@ -277,7 +277,7 @@ def test_dbt_schema_parses_and_its_dbt_core_tests_run(suite, paths, columns, tmp
         and n["test_metadata"]["name"] == "expect_column_values_to_match_regex"
     ]
     assert regex_test["test_metadata"]["namespace"] == "dbt_expectations"
-    assert regex_test["test_metadata"]["kwargs"]["regex"] == "^([0-9]+)$"
+    assert regex_test["test_metadata"]["kwargs"]["regex"] == "^([0-9]{5})$"
     assert regex_test["config"]["error_if"].startswith(">")
     results = json.loads((project / "target" / "run_results.json").read_text())["results"]
     ran = [r for r in results if r["unique_id"].startswith("test.")]

@@ -150,15 +150,15 @@ def test_validate_report_of_the_dirty_hospital_batch(browser, hospital, tmp_path
     # the zip code's pattern constraint: its fractions, Fisher's p, alpha and the typos
     block = browser.find_element(By.CSS_SELECTOR, ".pattern[data-column='ZipCode']")
     assert block.get_attribute("data-passed") == "false"
-    assert block.find_element(By.CSS_SELECTOR, ".pattern-text").text == "<digit>+"
-    assert block.find_element(By.CSS_SELECTOR, ".regex").text == r"\A(?:[0-9]+)\z"
+    assert block.find_element(By.CSS_SELECTOR, ".pattern-text").text == "<digit>{5}"
+    assert block.find_element(By.CSS_SELECTOR, ".regex").text == r"\A(?:[0-9]{5})\z"
     assert block.find_element(By.CSS_SELECTOR, ".batch-fraction").text.startswith("3.00%")
     assert block.find_element(By.CSS_SELECTOR, ".train-fraction").text.startswith("0.00%")
     assert float(block.find_element(By.CSS_SELECTOR, ".p-value").text) < 0.01
     examples = [e.text for e in block.find_elements(By.CSS_SELECTOR, ".examples code")]
     assert examples and all("x" in e for e in examples)
     segments = block.find_elements(By.CSS_SELECTOR, "table.segments tbody tr")
-    assert [s.find_elements(By.TAG_NAME, "td")[0].text for s in segments] == ["<digit>+"]
+    assert [s.find_elements(By.TAG_NAME, "td")[0].text for s in segments] == ["<digit>{5}"]
     _screenshot(browser, "report-hospital-dirty.png", tmp_path)
 
 
