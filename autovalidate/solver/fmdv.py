@@ -45,7 +45,7 @@ import operator
 import re
 import string
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -223,7 +223,7 @@ class _Variant:
     width: int = 0
     segments: dict[tuple[int, int], tuple[SegmentSpace, bool]] = field(default_factory=dict)
     delimiters: dict[tuple[int, int], str] = field(default_factory=dict)
-    #: segment -> distinct texts of it among the rows, or a lower bound (≤ EVIDENCE_CAP)
+    #: segment -> distinct texts evidencing its generalizations (see _evidence)
     evidence: dict[tuple[int, int], int] = field(default_factory=dict)
 
 
@@ -508,6 +508,21 @@ def _variants(
 EVIDENCE_CAP = CONDITION_SIZES[-1] + 1
 
 
+def _evidence(columns: Iterable[Collection[Token]]) -> int:
+    """How many distinct texts evidence a segment's generalizations, at most :data:`EVIDENCE_CAP`.
+
+    ``columns`` gives the distinct tokens at each aligned position of the
+    segment. A class at a position (``<digit>{4}``) is evidenced by the texts
+    seen there, and a segment's hypothesis generalizes every letter or digit
+    position it does not keep as a constant, so the least varied of those
+    positions bounds the evidence: a year that is the same in every training
+    value (one batch of a time-ordered column) says nothing about the next
+    batch's. Symbol positions are literal in every hypothesis and do not count.
+    """
+    counts = [len(tokens) for tokens in columns if any(t.kind != "S" for t in tokens)]
+    return min(min(counts, default=0), EVIDENCE_CAP)
+
+
 #: A class element of a canonical pattern (``<digit>{4}``, ``<upper>+``, ``<num>``):
 #: what is left of a pattern without them is its literals (escaped symbols too).
 _CLASS_ELEMENT = re.compile(r"<[a-z-]+>(?:\{[0-9]+\}|\+)?")
@@ -550,7 +565,9 @@ def _plan(
         space = SegmentSpace.of(distinct)
         if space is not None:
             variant.segments[(0, k - 1)] = (space, False)
-            variant.evidence[(0, k - 1)] = min(len(distinct), EVIDENCE_CAP)
+            variant.evidence[(0, k - 1)] = _evidence(
+                {tokens[i] for tokens in distinct} for i in range(k)
+            )
         return
     present = {r.signature for r in rows}
     keep = [i for i, sig in enumerate(signatures) if sig in present]
@@ -602,7 +619,4 @@ def _plan(
             segment_slots = [slots[(c, key)] for c in range(s, e + 1)]
             if all(slot is not None for slot in segment_slots):
                 variant.segments[(s, e)] = (SegmentSpace(segment_slots), absent)
-                # distinct texts of the segment, at least: those of its most varied column
-                variant.evidence[(s, e)] = min(
-                    EVIDENCE_CAP, max(len(union[(c, key)]) for c in range(s, e + 1))
-                )
+                variant.evidence[(s, e)] = _evidence(union[(c, key)] for c in range(s, e + 1))
