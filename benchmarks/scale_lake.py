@@ -312,7 +312,7 @@ def generate(
     finally:
         writer.close()
     manifest = {
-        "base": str(base),
+        "base": str(base.resolve()),
         "factor": factor,
         "seed": seed,
         "max_file_mb": max_file_mb,
@@ -336,7 +336,11 @@ def read_manifest(out: Path) -> dict[str, Any] | None:
 def ensure(base: Path, factor: int, out: Path, *, seed: int = 0) -> dict[str, Any]:
     """The scale lake at ``out``: reused if its manifest matches, else generated."""
     found = read_manifest(out)
-    if found and (found["base"], found["factor"], found["seed"]) == (str(base), factor, seed):
+    if found and (found["base"], found["factor"], found["seed"]) == (
+        str(base.resolve()),
+        factor,
+        seed,
+    ):
         return found
     return generate(base, factor, out, seed=seed)
 
