@@ -1,4 +1,13 @@
-"""Reading a pattern index through DuckDB (Song & He 2021, §2.4, online stage)."""
+"""Reading a pattern index (Song & He 2021, §2.4, online stage).
+
+A warm index (``in_memory=True``) is held as one Arrow table sorted by
+``pattern_id``: :meth:`PatternIndex.lookup` finds a batch of k patterns by
+binary search (numpy ``searchsorted``), O(k log n) for n patterns, so its
+latency stays flat as the index grows, and DuckDB queries the same Arrow
+memory (zero-copy) for the prior and the size. A cold index
+(``in_memory=False``) is a DuckDB view of the Parquet files, joined per batch:
+O(n) per lookup, for one-off reads (``index info``, ``index merge``).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 
 from autovalidate.errors import IndexSchemaError
@@ -29,11 +39,13 @@ PRIOR_MIN_PATTERNS = 100
 
 
 class PatternIndex:
-    """An opened pattern index: FPR_T and Cov_T by pattern, looked up in DuckDB.
+    """An opened pattern index: FPR_T and Cov_T by pattern.
 
     Open with :meth:`open`; use as a context manager or call :meth:`close`.
-    A warm index (``in_memory=True``, the default) holds its table in DuckDB's
-    memory, so repeated lookups do not re-read Parquet.
+    A warm index (``in_memory=True``, the default) holds its patterns in
+    memory sorted by ``pattern_id`` and finds a lookup's patterns by binary
+    search, so repeated lookups neither re-read Parquet nor scan the index;
+    a cold one (``in_memory=False``) queries the Parquet files in DuckDB.
 
     Attributes
     ----------
@@ -43,12 +55,26 @@ class PatternIndex:
         Its build record.
     """
 
-    def __init__(self, path: Path, metadata: IndexMetadata, con: duckdb.DuckDBPyConnection):
+    def __init__(
+        self,
+        path: Path,
+        metadata: IndexMetadata,
+        con: duckdb.DuckDBPyConnection,
+        table: pa.Table | None = None,
+    ):
         self.path = path
         self.metadata = metadata
         self._con = con
         self._lock = threading.Lock()
         self._prior: FprPrior | None = None
+        # the warm index: the pattern table sorted by pattern_id, and its columns as numpy
+        self._table = table
+        self._ids: np.ndarray | None = None
+        if table is not None:
+            self._ids = table.column("pattern_id").to_numpy()
+            self._fpr = table.column("fpr").to_numpy()
+            self._cov = table.column("cov").to_numpy()
+            self._patterns = table.column("pattern").chunk(0) if table.num_rows else None
 
     @classmethod
     def open(
@@ -61,8 +87,10 @@ class PatternIndex:
         path
             The index directory.
         in_memory
-            Load the pattern table into DuckDB's memory (fast repeated
-            lookups); ``False`` queries the Parquet files in place.
+            Load the pattern table into memory, sorted by ``pattern_id``
+            (lookups by binary search: fast, and flat in the index size);
+            ``False`` queries the Parquet files in place through DuckDB
+            (a join per lookup, which reads the whole pattern column).
         threads
             DuckDB worker threads; DuckDB's default (all cores) if ``None``.
 
@@ -99,11 +127,18 @@ class PatternIndex:
             columns = ", ".join(
                 f"CAST({c} AS {t}) AS {c}" for c, t in PATTERN_COLUMNS.items() if c != "imp_sum"
             )
-            kind = "TABLE" if in_memory else "VIEW"
-            con.execute(f"CREATE {kind} patterns AS SELECT {columns} FROM {source}").fetchall()
-            # a partial index (a part file deleted, truncated to another row group,
-            # or the metadata edited) would give silently looser constraints
-            ((rows,),) = con.execute("SELECT count(*) FROM patterns").fetchall()
+            table = None
+            if in_memory:
+                # one chunk per column (numpy views without copies), sorted for searchsorted
+                query = f"SELECT {columns} FROM {source} ORDER BY pattern_id"
+                table = con.sql(query).to_arrow_table().combine_chunks()
+                con.register("patterns", table)  # DuckDB reads the Arrow memory in place
+                rows = table.num_rows
+            else:
+                con.execute(f"CREATE VIEW patterns AS SELECT {columns} FROM {source}").fetchall()
+                # a partial index (a part file deleted, truncated to another row group,
+                # or the metadata edited) would give silently looser constraints
+                ((rows,),) = con.execute("SELECT count(*) FROM patterns").fetchall()
         except duckdb.Error as exc:
             con.close()
             first = str(exc).splitlines()[0]  # DuckDB appends the failing SQL
@@ -116,7 +151,7 @@ class PatternIndex:
                 f"its metadata records {metadata.patterns:,} (a part file is missing or was "
                 "changed); rebuild it",
             )
-        return cls(root, metadata, con)
+        return cls(root, metadata, con, table)
 
     @property
     def tau(self) -> int:
@@ -146,6 +181,8 @@ class PatternIndex:
         unique = list(dict.fromkeys(patterns))
         if not unique:
             return {}
+        if self._ids is not None:
+            return self._search(unique)
         query = pa.table(
             {
                 "pattern_id": pa.array([pattern_id(p) for p in unique], pa.int64()),
@@ -167,6 +204,33 @@ class PatternIndex:
             finally:
                 self._con.unregister("_candidates")
         return {r[0]: PatternStats(float(r[2]), int(r[3])) for r in rows if r[0] == r[1]}
+
+    def _search(self, unique: list[str]) -> dict[str, PatternStats]:
+        """Lookup in the warm index: binary search of the ids, then the strings compared."""
+        ids = self._ids
+        assert ids is not None
+        out: dict[str, PatternStats] = {}
+        if self._patterns is None:  # an empty index
+            return out
+        wanted = np.fromiter((pattern_id(p) for p in unique), np.int64, len(unique))
+        left = np.searchsorted(ids, wanted, side="left")
+        right = np.searchsorted(ids, wanted, side="right")
+        found = np.flatnonzero(right > left)
+        if not found.size:
+            return out
+        rows = left[found]
+        names = self._patterns.take(pa.array(rows)).to_pylist()
+        fpr, cov = self._fpr[rows].tolist(), self._cov[rows].tolist()
+        for j, i in enumerate(found.tolist()):
+            pattern = unique[i]
+            if names[j] == pattern:
+                out[pattern] = PatternStats(float(fpr[j]), int(cov[j]))
+            elif right[i] - left[i] > 1:  # a 64-bit id collision: the other rows of that id
+                for row in range(int(left[i]) + 1, int(right[i])):
+                    if self._patterns[row].as_py() == pattern:
+                        out[pattern] = PatternStats(float(self._fpr[row]), int(self._cov[row]))
+                        break
+        return out
 
     @property
     def prior(self) -> FprPrior:
@@ -207,8 +271,9 @@ class PatternIndex:
                 raise IndexSchemaError(str(self.path), f"cannot read pattern files: {exc}") from exc
 
     def close(self) -> None:
-        """Release the DuckDB connection."""
+        """Release the DuckDB connection and the in-memory table."""
         self._con.close()
+        self._table = self._ids = self._patterns = None
 
     def __enter__(self) -> PatternIndex:
         return self
