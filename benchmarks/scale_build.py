@@ -522,12 +522,12 @@ def plot(report: dict[str, Any], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
-    for series in report["series"]:
-        runs = series["runs"]
+    for k, series in enumerate(report["series"]):
+        runs, color, m = series["runs"], f"C{k}", series["master"]
         xs = [r["columns"] for r in runs]
-        ax1.plot(xs, [r["wall_seconds"] for r in runs], "o-", label=f"{series['master']} wall")
-        ax1.plot(xs, [r["cpu_seconds"] for r in runs], "s--", label=f"{series['master']} CPU")
-        ax2.plot(xs, [r["columns_per_second"] for r in runs], "o-", label=series["master"])
+        ax1.plot(xs, [r["wall_seconds"] for r in runs], "o-", color=color, label=f"{m} wall")
+        ax1.plot(xs, [r["cpu_seconds"] for r in runs], "s--", color=color, label=f"{m} CPU")
+        ax2.plot(xs, [r["columns_per_second"] for r in runs], "o-", color=color, label=m)
     ax1.set_xlabel("lake size (columns)")
     ax1.set_ylabel("index build (s)")
     ax1.set_title("Build time against lake size")
