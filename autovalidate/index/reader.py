@@ -213,9 +213,13 @@ class PatternIndex:
         if self._patterns is None:  # an empty index
             return out
         wanted = np.fromiter((pattern_id(p) for p in unique), np.int64, len(unique))
-        left = np.searchsorted(ids, wanted, side="left")
-        right = np.searchsorted(ids, wanted, side="right")
-        found = np.flatnonzero(right > left)
+        # searched in sorted order: numpy narrows each search by the previous one, and
+        # neighbouring keys share their probes (cache hits on a large id column)
+        order = np.argsort(wanted, kind="stable")
+        left = np.empty(len(wanted), np.int64)
+        left[order] = np.searchsorted(ids, wanted[order], side="left")
+        inside = np.flatnonzero(left < len(ids))
+        found = inside[ids[left[inside]] == wanted[inside]]
         if not found.size:
             return out
         rows = left[found]
@@ -225,11 +229,13 @@ class PatternIndex:
             pattern = unique[i]
             if names[j] == pattern:
                 out[pattern] = PatternStats(float(fpr[j]), int(cov[j]))
-            elif right[i] - left[i] > 1:  # a 64-bit id collision: the other rows of that id
-                for row in range(int(left[i]) + 1, int(right[i])):
-                    if self._patterns[row].as_py() == pattern:
-                        out[pattern] = PatternStats(float(self._fpr[row]), int(self._cov[row]))
-                        break
+                continue
+            row = int(rows[j]) + 1  # a 64-bit id collision: the other rows of that id
+            while row < len(ids) and ids[row] == wanted[i]:
+                if self._patterns[row].as_py() == pattern:
+                    out[pattern] = PatternStats(float(self._fpr[row]), int(self._cov[row]))
+                    break
+                row += 1
         return out
 
     @property
