@@ -675,12 +675,17 @@ def lookup_section(lk: dict[str, Any], baseline: dict[str, Any] | None) -> list[
     if one_x and ten_x:
         a, b = lk["indexes"][one_x], lk["indexes"][ten_x]
         r_s = b["suggest_wall_ms"]["median"] / a["suggest_wall_ms"]["median"]
+        r_s95 = b["suggest_wall_ms"]["p95"] / a["suggest_wall_ms"]["p95"]
         r_l = b["lookup_ms"]["median"] / a["lookup_ms"]["median"]
-        verdict = "met" if r_s <= 1.5 else "not met"
+        r_l95 = b["lookup_ms"]["p95"] / a["lookup_ms"]["p95"]
+        verdict = "met" if max(r_s, r_l) <= 1.5 else "not met"
         lines += [
             f"**10x against 1x of the real lake's index size (18M against 1.8M patterns): "
-            f"suggest median {r_s:.2f}x, raw lookup median {r_l:.2f}x** (target: within 1.5x; "
-            f"{verdict}).",
+            f"suggest median {r_s:.2f}x (p95 {r_s95:.2f}x), raw lookup median {r_l:.2f}x "
+            f"(p95 {r_l95:.2f}x)** (target: within 1.5x; {verdict} on the medians). The p95 "
+            "lookups are the largest batches (thousands of patterns: a small search space "
+            "looked up whole), where binary search on a larger id column costs more cache "
+            "misses.",
             "",
         ]
     if baseline:
@@ -759,9 +764,10 @@ def estimate_lines(e: dict[str, Any]) -> list[str]:
         f"* **On disk: about {e['disk_bytes'] / 2**30:.1f} GiB** ({e['patterns'] / 1e6:.0f}M "
         "patterns at the real 1x index's 22.8 bytes per pattern, zstd Parquet).",
         f"* **In memory, opened warm: about {e['memory_bytes'] / 2**30:.1f} GiB** (the Arrow "
-        "bytes per pattern of the largest real index of the series); the machine has 24 GiB, "
-        "so a warm 100x index fits on a large host only, and a service would rather keep "
-        "it cold (next point).",
+        "bytes per pattern of the largest real index of the series): a large host's worth. "
+        "The cold path (`in_memory=False`) joins against the Parquet files, O(n) per batch; "
+        "a 100x index kept on disk would need the files globally sorted by `pattern_id`, "
+        "so that row-group statistics narrow each lookup to a few row groups (not built).",
         f"* **Open (read, sort, hold): about {e['open_seconds']:.0f} s**, from the padded 18M "
         "index's open time, linear in patterns plus log n for the sort: a one-off cost per "
         "process, which a persistent, pre-sorted file (the build writing one globally sorted "
