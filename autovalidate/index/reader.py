@@ -1,12 +1,22 @@
-"""Reading a pattern index through DuckDB (Song & He 2021, §2.4, online stage)."""
+"""Reading a pattern index (Song & He 2021, §2.4, online stage).
+
+A warm index (``in_memory=True``) is held as one Arrow table sorted by
+``pattern_id``: :meth:`PatternIndex.lookup` finds a batch of k patterns by
+binary search (numpy ``searchsorted``), O(k log n) for n patterns, so its
+latency stays flat as the index grows, and DuckDB queries the same Arrow
+memory (zero-copy) for the prior and the size. A cold index
+(``in_memory=False``) is a DuckDB view of the Parquet files, joined per batch:
+O(n) per lookup, for one-off reads (``index info``, ``index merge``).
+"""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 
 from autovalidate.errors import IndexSchemaError
@@ -22,10 +32,19 @@ from autovalidate.index.stats import CONDITION_SIZES, FprPrior, PatternStats
 
 __all__ = ["PatternIndex"]
 
-#: The conditional sums of a pattern row, as :class:`PatternStats` pairs them.
-_CONDITIONAL = ", ".join(
-    [f"p.pure_sum_{n}" for n in CONDITION_SIZES] + [f"p.imp_sum_{n}" for n in CONDITION_SIZES]
-)
+#: The conditional sums of a pattern row: pure_sum_n for each size, then imp_sum_n.
+_CONDITIONAL_COLUMNS = [f"pure_sum_{n}" for n in CONDITION_SIZES] + [
+    f"imp_sum_{n}" for n in CONDITION_SIZES
+]
+_CONDITIONAL = ", ".join(f"p.{c}" for c in _CONDITIONAL_COLUMNS)
+
+
+def _pairs(sums: Sequence[float]) -> tuple[tuple[float, float], ...]:
+    """``(pure_sum_n, imp_sum_n)`` per size, from the sums in ``_CONDITIONAL_COLUMNS`` order."""
+    k = len(CONDITION_SIZES)
+    return tuple(zip(sums[:k], sums[k:], strict=True))
+
+
 #: Patterns with at least this Cov_T fit the prior (their FPR_T rests on enough columns).
 PRIOR_MIN_COV = 20
 #: Fewer such patterns than this: no prior (Eq. 4 as it is).
@@ -33,11 +52,13 @@ PRIOR_MIN_PATTERNS = 100
 
 
 class PatternIndex:
-    """An opened pattern index: FPR_T and Cov_T by pattern, looked up in DuckDB.
+    """An opened pattern index: FPR_T and Cov_T by pattern.
 
     Open with :meth:`open`; use as a context manager or call :meth:`close`.
-    A warm index (``in_memory=True``, the default) holds its table in DuckDB's
-    memory, so repeated lookups do not re-read Parquet.
+    A warm index (``in_memory=True``, the default) holds its patterns in
+    memory sorted by ``pattern_id`` and finds a lookup's patterns by binary
+    search, so repeated lookups neither re-read Parquet nor scan the index;
+    a cold one (``in_memory=False``) queries the Parquet files in DuckDB.
 
     Attributes
     ----------
@@ -47,12 +68,32 @@ class PatternIndex:
         Its build record.
     """
 
-    def __init__(self, path: Path, metadata: IndexMetadata, con: duckdb.DuckDBPyConnection):
+    def __init__(
+        self,
+        path: Path,
+        metadata: IndexMetadata,
+        con: duckdb.DuckDBPyConnection,
+        table: pa.Table | None = None,
+    ):
         self.path = path
         self.metadata = metadata
         self._con = con
         self._lock = threading.Lock()
         self._prior: FprPrior | None = None
+        # the warm index: the pattern table sorted by pattern_id, and its columns as numpy
+        self._table = table
+        self._ids: np.ndarray | None = None
+        if table is not None:
+            self._ids = table.column("pattern_id").to_numpy()
+            self._fpr = table.column("fpr").to_numpy()
+            self._cov = table.column("cov").to_numpy()
+            # (rows, 2k): pure_sum_n then imp_sum_n for n in CONDITION_SIZES
+            self._conditional = (
+                np.column_stack([table.column(c).to_numpy() for c in _CONDITIONAL_COLUMNS])
+                if table.num_rows
+                else np.empty((0, len(_CONDITIONAL_COLUMNS)))
+            )
+            self._patterns = table.column("pattern").chunk(0) if table.num_rows else None
 
     @classmethod
     def open(
@@ -65,8 +106,10 @@ class PatternIndex:
         path
             The index directory.
         in_memory
-            Load the pattern table into DuckDB's memory (fast repeated
-            lookups); ``False`` queries the Parquet files in place.
+            Load the pattern table into memory, sorted by ``pattern_id``
+            (lookups by binary search: fast, and flat in the index size);
+            ``False`` queries the Parquet files in place through DuckDB
+            (a join per lookup, which reads the whole pattern column).
         threads
             DuckDB worker threads; DuckDB's default (all cores) if ``None``.
 
@@ -103,11 +146,18 @@ class PatternIndex:
             columns = ", ".join(
                 f"CAST({c} AS {t}) AS {c}" for c, t in PATTERN_COLUMNS.items() if c != "imp_sum"
             )  # imp_sum = fpr * cov: the lookups need one of them
-            kind = "TABLE" if in_memory else "VIEW"
-            con.execute(f"CREATE {kind} patterns AS SELECT {columns} FROM {source}").fetchall()
-            # a partial index (a part file deleted, truncated to another row group,
-            # or the metadata edited) would give silently looser constraints
-            ((rows,),) = con.execute("SELECT count(*) FROM patterns").fetchall()
+            table = None
+            if in_memory:
+                # one chunk per column (numpy views without copies), sorted for searchsorted
+                query = f"SELECT {columns} FROM {source} ORDER BY pattern_id"
+                table = con.sql(query).to_arrow_table().combine_chunks()
+                con.register("patterns", table)  # DuckDB reads the Arrow memory in place
+                rows = table.num_rows
+            else:
+                con.execute(f"CREATE VIEW patterns AS SELECT {columns} FROM {source}").fetchall()
+                # a partial index (a part file deleted, truncated to another row group,
+                # or the metadata edited) would give silently looser constraints
+                ((rows,),) = con.execute("SELECT count(*) FROM patterns").fetchall()
         except duckdb.Error as exc:
             con.close()
             first = str(exc).splitlines()[0]  # DuckDB appends the failing SQL
@@ -120,7 +170,7 @@ class PatternIndex:
                 f"its metadata records {metadata.patterns:,} (a part file is missing or was "
                 "changed); rebuild it",
             )
-        return cls(root, metadata, con)
+        return cls(root, metadata, con, table)
 
     @property
     def tau(self) -> int:
@@ -151,6 +201,8 @@ class PatternIndex:
         unique = list(dict.fromkeys(patterns))
         if not unique:
             return {}
+        if self._ids is not None:
+            return self._search(unique)
         query = pa.table(
             {
                 "pattern_id": pa.array([pattern_id(p) for p in unique], pa.int64()),
@@ -171,14 +223,47 @@ class PatternIndex:
                 raise IndexSchemaError(str(self.path), f"cannot read pattern files: {exc}") from exc
             finally:
                 self._con.unregister("_candidates")
-        k = len(CONDITION_SIZES)
         return {
-            r[0]: PatternStats(
-                float(r[2]), int(r[3]), tuple(zip(r[4 : 4 + k], r[4 + k :], strict=True))
-            )
-            for r in rows
-            if r[0] == r[1]
+            r[0]: PatternStats(float(r[2]), int(r[3]), _pairs(r[4:])) for r in rows if r[0] == r[1]
         }
+
+    def _search(self, unique: list[str]) -> dict[str, PatternStats]:
+        """Lookup in the warm index: binary search of the ids, then the strings compared."""
+        ids = self._ids
+        assert ids is not None
+        out: dict[str, PatternStats] = {}
+        if self._patterns is None:  # an empty index
+            return out
+        wanted = np.fromiter((pattern_id(p) for p in unique), np.int64, len(unique))
+        # searched in sorted order: numpy narrows each search by the previous one, and
+        # neighbouring keys share their probes (cache hits on a large id column)
+        order = np.argsort(wanted, kind="stable")
+        left = np.empty(len(wanted), np.int64)
+        left[order] = np.searchsorted(ids, wanted[order], side="left")
+        inside = np.flatnonzero(left < len(ids))
+        found = inside[ids[left[inside]] == wanted[inside]]
+        if not found.size:
+            return out
+        rows = left[found]
+        names = self._patterns.take(pa.array(rows)).to_pylist()
+        fpr, cov = self._fpr[rows].tolist(), self._cov[rows].tolist()
+        conditional = self._conditional[rows].tolist()
+        for j, i in enumerate(found.tolist()):
+            pattern = unique[i]
+            if names[j] == pattern:
+                out[pattern] = PatternStats(float(fpr[j]), int(cov[j]), _pairs(conditional[j]))
+                continue
+            row = int(rows[j]) + 1  # a 64-bit id collision: the other rows of that id
+            while row < len(ids) and ids[row] == wanted[i]:
+                if self._patterns[row].as_py() == pattern:
+                    out[pattern] = PatternStats(
+                        float(self._fpr[row]),
+                        int(self._cov[row]),
+                        _pairs(self._conditional[row].tolist()),
+                    )
+                    break
+                row += 1
+        return out
 
     @property
     def prior(self) -> FprPrior:
@@ -219,8 +304,9 @@ class PatternIndex:
                 raise IndexSchemaError(str(self.path), f"cannot read pattern files: {exc}") from exc
 
     def close(self) -> None:
-        """Release the DuckDB connection."""
+        """Release the DuckDB connection and the in-memory table."""
         self._con.close()
+        self._table = self._ids = self._patterns = None
 
     def __enter__(self) -> PatternIndex:
         return self

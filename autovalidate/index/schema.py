@@ -10,6 +10,9 @@ An index is a directory::
 Each pattern row is a mergeable state, like a Deequ analyzer state: two
 indexes (or two parts of one build) merge by adding the sums (:data:`SUM_COLUMNS`)
 per pattern, and FPR_T = imp_sum / cov (Eq. 4) is derived from them.
+Part files are sorted by ``pattern_id``; a reader opening an index warm
+sorts all its rows by ``pattern_id`` and looks patterns up by binary search
+(:class:`autovalidate.index.reader.PatternIndex`).
 
 ============== ======== ==========================================================
 column         type     meaning

@@ -176,3 +176,50 @@ def test_no_prior_on_an_index_too_small_to_fit_one(tmp_path):
     write_local_index([["a-1", "b-2"]] * 3, out, budget=10**6, ladder=(0.0,))
     with PatternIndex.open(out) as idx:
         assert idx.prior.strength == 0.0
+
+
+def test_warm_binary_search_equals_the_cold_duckdb_join(tmp_path):
+    out = tmp_path / "idx"
+    columns = [["ab", "cd"], ["AB"], ["2019-01-02", "2020-12-31"], ["x1", "y22", "z333"]]
+    write_local_index(columns, out)
+    with PatternIndex.open(out, in_memory=False) as cold:
+        ((patterns,),) = cold._con.execute("SELECT list(pattern) FROM patterns").fetchall()
+        wanted = [*patterns, "nope", "<digit>{99}", patterns[0]]
+        expected = cold.lookup(wanted)
+        size, prior = cold.size(), cold.prior
+    with PatternIndex.open(out) as warm:
+        assert warm.lookup(wanted) == expected and len(expected) == len(patterns)
+        assert warm.size() == size and warm.prior == prior
+        assert warm.lookup([]) == {} and warm.lookup(["nope"]) == {}
+
+
+def test_warm_lookup_tells_apart_patterns_whose_ids_collide(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "idx"
+    write_local_index([["ab", "cd"]], out)
+    meta = json.loads((out / METADATA_FILE).read_text())
+    shared = pattern_id("<lower>{2}")
+    rows = {  # decoys under the id of <lower>{2} (forged collisions), one pattern elsewhere
+        "pattern_id": [shared, shared, shared, pattern_id("<upper>{2}")],
+        "pattern": ["zz", "<lower>{2}", "yy", "<upper>{2}"],
+        "cov": [2, 1, 3, 4],
+        "imp_sum": [0.0, 0.0, 0.0, 0.0],
+        **{f"pure_sum_{n}": [2.0, 1.0, 3.0, 4.0] for n in CONDITION_SIZES},
+        **{f"imp_sum_{n}": [0.0, 0.0, 0.0, 0.0] for n in CONDITION_SIZES},
+        "fpr": [0.5, 0.0, 0.25, 0.0],
+    }
+    for part in (out / "patterns").glob("*.parquet"):
+        part.unlink()
+    pq.write_table(pa.table(rows), out / "patterns" / "part-0.parquet")
+    (out / METADATA_FILE).write_text(json.dumps({**meta, "patterns": 4}))
+    for in_memory in (True, False):
+        with PatternIndex.open(out, in_memory=in_memory) as idx:
+            found = idx.lookup(["<lower>{2}", "<upper>{2}", "<letter>{2}", "zz"])
+            assert {p: s.cov for p, s in found.items()} == {"<lower>{2}": 1, "<upper>{2}": 4}
+            # the conditional sums come from the same row as the rest
+            assert {p: s.conditional[0][0] for p, s in found.items()} == {
+                "<lower>{2}": 1.0,
+                "<upper>{2}": 4.0,
+            }
