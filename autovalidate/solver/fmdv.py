@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from autovalidate.errors import ParameterError
-from autovalidate.index.stats import CONDITION_SIZES, PatternStats
+from autovalidate.index.stats import PatternStats
 from autovalidate.patterns.enumeration import MAX_TAU
 from autovalidate.patterns.hierarchy import escape_literal
 from autovalidate.patterns.render import pattern_regex
@@ -503,13 +503,8 @@ def _variants(
     return variants, [sig for sig, _ in ordered]
 
 
-#: Most distinct texts of a segment counted as evidence (the index's largest
-#: conditioning size, :data:`~autovalidate.index.stats.CONDITION_SIZES`, + 1).
-EVIDENCE_CAP = CONDITION_SIZES[-1] + 1
-
-
 def _evidence(columns: Iterable[Collection[Token]]) -> int:
-    """How many distinct texts evidence a segment's generalizations, at most :data:`EVIDENCE_CAP`.
+    """How many distinct texts evidence a segment's generalizations.
 
     ``columns`` gives the distinct tokens at each aligned position of the
     segment. A class at a position (``<digit>{4}``) is evidenced by the texts
@@ -518,9 +513,11 @@ def _evidence(columns: Iterable[Collection[Token]]) -> int:
     positions bounds the evidence: a year that is the same in every training
     value (one batch of a time-ordered column) says nothing about the next
     batch's. Symbol positions are literal in every hypothesis and do not count.
+    (The estimate itself stops growing its evidence at the index's largest
+    conditioning size.)
     """
     counts = [len(tokens) for tokens in columns if any(t.kind != "S" for t in tokens)]
-    return min(min(counts, default=0), EVIDENCE_CAP)
+    return min(counts, default=0)
 
 
 #: A class element of a canonical pattern (``<digit>{4}``, ``<upper>+``, ``<num>``):

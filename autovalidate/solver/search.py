@@ -45,8 +45,9 @@ class Hypothesis:
         Canonical pattern string.
     fpr
         FPR_T, a fraction in [0, 1]: Eq. 4 as the index holds it while the
-        search runs; the shrunk estimate of
-        :class:`~autovalidate.index.stats.FprPrior` once ``solve`` chooses.
+        search runs; the estimate of
+        :meth:`~autovalidate.index.stats.FprPrior.estimate`, conditioned on
+        the training texts, once ``solve`` chooses.
     cov
         Cov_T, corpus columns matching (Eq. 7).
     """
