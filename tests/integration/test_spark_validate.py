@@ -1,22 +1,12 @@
 import pytest
 
-from autovalidate import PatternConstraint, validate_spark
+from autovalidate import validate_spark
 from autovalidate.errors import ColumnNotFoundError
+from tests.spark_support import CODE_CONSTRAINT
 
 pytestmark = pytest.mark.spark
 
-CONSTRAINT = PatternConstraint(
-    regex=r"\A(?:[0-9]{2}\-\p{Lu}{2})\z",
-    pattern="<digit>{2}-<upper>{2}",
-    segments=(),
-    fpr=0.0,
-    method="fmdv-vh",
-    test="fisher",
-    alpha=0.01,
-    train_n=100,
-    train_nonconforming=1,
-    column="code",
-)
+CONSTRAINT = CODE_CONSTRAINT
 
 
 def test_spark_counts_equal_local_counts(spark):

@@ -15,26 +15,15 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from autovalidate import PatternConstraint
 from autovalidate.index.reader import PatternIndex
 from autovalidate.index.schema import PATTERN_COLUMNS
 from tests.cluster_support import StandaloneCluster
+from tests.spark_support import CODE_CONSTRAINT
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.spark
 
-CONSTRAINT = PatternConstraint(
-    regex=r"\A(?:[0-9]{2}\-\p{Lu}{2})\z",
-    pattern="<digit>{2}-<upper>{2}",
-    segments=(),
-    fpr=0.0,
-    method="fmdv-vh",
-    test="fisher",
-    alpha=0.01,
-    train_n=100,
-    train_nonconforming=1,
-    column="code",
-)
+CONSTRAINT = CODE_CONSTRAINT
 
 #: 400 codes that conform, and nulls, which are not values
 CLEAN = [f"{i % 100:02d}-{chr(65 + i % 26)}{chr(65 + i // 26 % 26)}" for i in range(400)]
