@@ -104,32 +104,41 @@ class FprPrior(NamedTuple):
         float
             A fraction in [0, 1].
         """
-        points = [(0, self._at(stats.fpr * stats.cov, stats.cov, 0))]
-        if n > 0 and stats.conditional:
-            for size, (pure, imp) in zip(CONDITION_SIZES, stats.conditional, strict=True):
-                points.append((size, self._at(imp, pure, size)))
-                if size >= n:
-                    break
-        if len(points) == 1 or n >= points[-1][0]:
-            return points[-1][1]
-        (n0, e0), (n1, e1) = points[-2], points[-1]
-        t = (math.log1p(n) - math.log1p(n0)) / (math.log1p(n1) - math.log1p(n0))
-        return e0 + t * (e1 - e0)
+        moments = _beta_table(self.mean, self.strength)
+        at_zero = self._at(stats.fpr * stats.cov, stats.cov, moments[0])
+        if n <= 0 or not stats.conditional:
+            return at_zero
+        n0, e0 = 0, at_zero
+        for size, (pure, imp), beta in zip(
+            CONDITION_SIZES, stats.conditional, moments[1:], strict=True
+        ):
+            e1 = self._at(imp, pure, beta)
+            if size >= n:
+                if size == n:
+                    return e1
+                t = (math.log1p(n) - math.log1p(n0)) / (math.log1p(size) - math.log1p(n0))
+                return e0 + t * (e1 - e0)
+            n0, e0 = size, e1
+        return e0  # above the largest size: that size's estimate
 
-    def _at(self, imp_sum: float, pure_sum: float, size: int) -> float:
-        """The estimate from the sums at one training size (see the class docstring)."""
-        pure_b, imp_b = self._beta_moments(size)
+    def _at(self, imp_sum: float, pure_sum: float, beta: tuple[float, float]) -> float:
+        """The estimate from the sums at one training size (see the class docstring).
+
+        ``beta``: the prior's E[(1-x)^size] and E[x (1-x)^size] at that size.
+        """
+        pure_b, imp_b = beta
         denominator = pure_sum + self.strength * pure_b
         if denominator <= 0:
             return imp_sum / pure_sum if pure_sum > 0 else self.mean
         return min(1.0, max(0.0, (imp_sum + self.strength * imp_b) / denominator))
 
-    def _beta_moments(self, size: int) -> tuple[float, float]:
-        """E[(1-x)^size] and E[x (1-x)^size] under the Beta prior."""
-        return _beta_moments(self.mean, self.strength, size)
+
+@functools.lru_cache(maxsize=64)
+def _beta_table(mean: float, strength: float) -> tuple[tuple[float, float], ...]:
+    """:func:`_beta_moments` at size 0, then at each size of :data:`CONDITION_SIZES`."""
+    return tuple(_beta_moments(mean, strength, size) for size in (0, *CONDITION_SIZES))
 
 
-@functools.lru_cache(maxsize=256)
 def _beta_moments(mean: float, strength: float, size: int) -> tuple[float, float]:
     """E[(1-x)^size] and E[x (1-x)^size] for x ~ Beta(strength mean, strength (1 - mean))."""
     if strength <= 0:

@@ -5,24 +5,26 @@ H(C) = ∩ P(v) (§2.1) is a product: position by position, the options every
 value shares.  FMDV needs the pattern of H(C) with the least FPR_T among those
 with Cov_T ≥ m and FPR_T ≤ r (Eq. 5-7).
 
-Most spaces are tiny (the median query column of the lake has 3 hypotheses)
-and are looked up whole, smallest first, while their patterns add up to at
-most ``WHOLE_LOOKUP_BUDGET`` (a lookup's cost is mostly the scan of the index,
-so one query of 10^4 candidates costs about what one of 10 does).  The other
-spaces (long constant-like segments reach 10^5-10^6 patterns) are searched
-top-down, level by level: a pattern is looked up only if all its immediate
-generalizations were found with Cov_T ≥ m.  This
-prunes nothing that could be feasible, because a value matching a pattern
-matches its generalizations, so Cov_T can only fall from a pattern to its
-specializations (the within-column coverage threshold of the build keeps that
-true).  Every round looks up the candidates of all spaces in one DuckDB query.
+Only the smallest spaces are looked up whole, smallest first, while their
+patterns add up to at most ``WHOLE_LOOKUP_BUDGET``: the warm index answers a
+lookup by binary search, so its cost is per pattern, not per query, and a
+whole space of mostly absent patterns is wasted work.  The other spaces (long
+constant-like segments reach 10^5-10^6 patterns) are searched top-down, level
+by level: a pattern is looked up only once one of its immediate
+generalizations was found with Cov_T ≥ m.  This prunes nothing that could be
+feasible, because a value matching a pattern matches its generalizations, so
+Cov_T can only fall from a pattern to its specializations (the within-column
+coverage threshold of the build keeps that true).  Every round looks up the
+candidates of all spaces in one batch.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from autovalidate.index.stats import PatternStats
 from autovalidate.patterns.hierarchy import generalizations
@@ -32,7 +34,7 @@ from autovalidate.solver.lookup import PatternLookup
 __all__ = ["Hypothesis", "SegmentSpace", "position_slot", "search"]
 
 #: Most patterns looked up whole in the first round, over all spaces.
-WHOLE_LOOKUP_BUDGET = 30_000
+WHOLE_LOOKUP_BUDGET = 256
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,16 @@ class Hypothesis:
     cov: int
 
 
+class _Coded(NamedTuple):
+    """A slot's options numbered in sorted order, with the arrows as numbers."""
+
+    names: tuple[str, ...]
+    parents: tuple[tuple[int, ...], ...]
+    children: tuple[tuple[int, ...], ...]
+    roots: tuple[int, ...]
+    levels: tuple[int, ...]
+
+
 @dataclass
 class _Slot:
     options: frozenset[str]
@@ -64,6 +76,19 @@ class _Slot:
     children: dict[str, tuple[str, ...]]
     roots: tuple[str, ...]
     levels: dict[str, int]
+
+    @functools.cached_property
+    def coded(self) -> _Coded:
+        """The options as numbers: a slot is shared by many segments, so it is coded once."""
+        names = tuple(sorted(self.options))
+        number = {o: i for i, o in enumerate(names)}
+        return _Coded(
+            names,
+            tuple(tuple(number[p] for p in self.parents[o]) for o in names),
+            tuple(tuple(number[c] for c in self.children[o]) for o in names),
+            tuple(number[o] for o in self.roots),
+            tuple(self.levels[o] for o in names),
+        )
 
 
 def _slot(tokens: Sequence[Token]) -> _Slot | None:
@@ -104,12 +129,20 @@ class SegmentSpace:
 
     Build with :meth:`of`; ``None`` from :meth:`of` means an empty space (some
     position has no option shared by all values).
+
+    A pattern of the space is a *node*: one option per slot, numbered in
+    mixed radix (the last slot's option varies fastest), so that the node
+    numbers 0..size-1 follow :meth:`all_patterns` and an arrow of the
+    hierarchy at one slot is an integer step.
     """
 
     slots: list[_Slot]
     found: dict[str, PatternStats] = field(default_factory=dict)
     #: pattern -> specificity: the sum of its options' levels in the hierarchy
+    #: (kept for the patterns found, which :meth:`best` ranks)
     level: dict[str, int] = field(default_factory=dict)
+    _patterns: list[str] | None = field(default=None, repr=False)
+    _levels: list[int] | None = field(default=None, repr=False)
 
     @classmethod
     def of(cls, rows: Sequence[Sequence[Token]]) -> SegmentSpace | None:
@@ -133,15 +166,26 @@ class SegmentSpace:
         return n
 
     def all_patterns(self) -> list[str]:
-        """Every pattern of the space (only for small spaces)."""
-        return [self.key(c) for c in itertools.product(*(sorted(s.options) for s in self.slots))]
+        """Every pattern of the space, node 0 first (only for small spaces; computed once)."""
+        if self._patterns is None:
+            patterns, levels = [""], [0]
+            for slot in self.slots:
+                coded = slot.coded
+                patterns = [p + o for p in patterns for o in coded.names]
+                levels = [v + w for v in levels for w in coded.levels]
+            self._patterns, self._levels = patterns, levels
+        return self._patterns
 
-    def key(self, node: tuple[str, ...]) -> str:
-        """The canonical string of a node (one option per slot); remembers its level."""
-        pattern = "".join(node)
-        if pattern not in self.level:
-            self.level[pattern] = sum(s.levels[o] for s, o in zip(self.slots, node, strict=True))
-        return pattern
+    def _strides(self) -> list[int]:
+        strides, step = [], 1
+        for slot in reversed(self.slots):
+            strides.append(step)
+            step *= len(slot.options)
+        return strides[::-1]
+
+    def _record(self, pattern: str, stats: PatternStats, level: int) -> None:
+        self.found[pattern] = stats
+        self.level[pattern] = level
 
     def best(self, *, max_fpr: float, min_cov: int, objective: str = "fpr") -> Hypothesis | None:
         """The best feasible pattern (FPR_T ≤ r, Cov_T ≥ m).
@@ -168,6 +212,51 @@ class SegmentSpace:
         return min(feasible, key=lambda h: (h.fpr, h.cov, -self.level[h.pattern], h.pattern))
 
 
+class _TopDown:
+    """The level-wise (Apriori) search of one large space, on node numbers."""
+
+    def __init__(self, space: SegmentSpace) -> None:
+        self.space = space
+        self.coded = [slot.coded for slot in space.slots]
+        self.strides = space._strides()
+        self.radix = [len(c.names) for c in self.coded]
+        self.frontier: set[int] = {
+            sum(o * st for o, st in zip(node, self.strides, strict=True))
+            for node in itertools.product(*(c.roots for c in self.coded))
+        }
+        self.asked = set(self.frontier)
+
+    def digits(self, node: int) -> list[int]:
+        return [(node // st) % r for st, r in zip(self.strides, self.radix, strict=True)]
+
+    def key(self, digits: list[int]) -> str:
+        return "".join([c.names[d] for c, d in zip(self.coded, digits, strict=True)])
+
+    def level(self, digits: list[int]) -> int:
+        return sum([c.levels[d] for c, d in zip(self.coded, digits, strict=True)])
+
+    def children(self, live: set[int]) -> set[int]:
+        """The immediate specializations of live nodes not asked yet.
+
+        No check that their other generalizations are alive: nearly every
+        child of a live node is in the index, so the check would cost more
+        than the few lookups it saves, and a child with an absent
+        generalization is absent itself (Cov_T only falls), which the
+        lookup tells.
+        """
+        out: set[int] = set()
+        asked, strides, coded = self.asked, self.strides, self.coded
+        for node in live:
+            for pos, d in enumerate(self.digits(node)):
+                step = strides[pos]
+                for c in coded[pos].children[d]:
+                    child = node + (c - d) * step
+                    if child not in asked:
+                        out.add(child)
+        asked |= out
+        return out
+
+
 def search(spaces: Sequence[SegmentSpace], index: PatternLookup, *, min_cov: int) -> int:
     """Fill ``space.found`` with the index statistics of every pattern that can be feasible.
 
@@ -187,68 +276,41 @@ def search(spaces: Sequence[SegmentSpace], index: PatternLookup, *, min_cov: int
         The number of lookup rounds (DuckDB queries) issued.
     """
     min_cov = max(1, min_cov)
-    # per space: nodes to look up this round
-    frontier: dict[int, set[tuple[str, ...]]] = {}
-    alive: dict[int, set[tuple[str, ...]]] = {}
-    whole: list[int] = []
+    whole: list[SegmentSpace] = []
+    top_down: list[_TopDown] = []
     budget = WHOLE_LOOKUP_BUDGET
-    for i in sorted(range(len(spaces)), key=lambda j: spaces[j].size()):
-        size = spaces[i].size()
+    for space in sorted(spaces, key=SegmentSpace.size):
+        size = space.size()
         if size <= budget:
-            whole.append(i)
+            whole.append(space)
             budget -= size
         else:
-            frontier[i] = set(itertools.product(*(s.roots for s in spaces[i].slots)))
-            alive[i] = set()
+            top_down.append(_TopDown(space))
+    batch: list[str] = [p for space in whole for p in space.all_patterns()]
     rounds = 0
-    first = True
-    while first or any(frontier.values()):
-        batch: list[str] = []
-        if first:
-            for i in whole:
-                batch.extend(spaces[i].all_patterns())
-        for i, nodes in frontier.items():
-            batch.extend(spaces[i].key(n) for n in nodes)
-        first = False
+    while True:
+        asked = [(t, node, t.digits(node)) for t in top_down for node in t.frontier]
+        keys = [t.key(digits) for t, _, digits in asked]
+        batch.extend(keys)
         if not batch:
             break
         stats = index.lookup(batch)
         rounds += 1
-        if rounds == 1:
-            for i in whole:
-                spaces[i].found = {p: stats[p] for p in spaces[i].all_patterns() if p in stats}
-        next_frontier: dict[int, set[tuple[str, ...]]] = {}
-        for i, nodes in frontier.items():
-            space = spaces[i]
-            live_now = set()
-            for node in nodes:
-                pattern = space.key(node)
+        for space in whole:
+            assert space._levels is not None
+            for pattern, level in zip(space.all_patterns(), space._levels, strict=True):
                 st = stats.get(pattern)
                 if st is not None:
-                    space.found[pattern] = st
-                    if st.cov >= min_cov:
-                        live_now.add(node)
-            alive[i] |= live_now
-            next_frontier[i] = _children(space, live_now, alive[i])
-        frontier = next_frontier
+                    space._record(pattern, st, level)
+        whole = []
+        live: dict[int, set[int]] = {id(t): set() for t in top_down}
+        for (t, node, digits), pattern in zip(asked, keys, strict=True):
+            st = stats.get(pattern)
+            if st is not None:
+                t.space._record(pattern, st, t.level(digits))
+                if st.cov >= min_cov:
+                    live[id(t)].add(node)
+        for t in top_down:
+            t.frontier = t.children(live[id(t)])
+        batch = []
     return rounds
-
-
-def _children(
-    space: SegmentSpace, live: set[tuple[str, ...]], alive: set[tuple[str, ...]]
-) -> set[tuple[str, ...]]:
-    """Specializations of live nodes all of whose generalizations are alive (Apriori)."""
-    out: set[tuple[str, ...]] = set()
-    for node in live:
-        for pos, slot in enumerate(space.slots):
-            for child_option in slot.children[node[pos]]:
-                child = node[:pos] + (child_option,) + node[pos + 1 :]
-                if child in out:
-                    continue
-                if all(
-                    child[:q] + (par,) + child[q + 1 :] in alive
-                    for q, s in enumerate(space.slots)
-                    for par in s.parents[child[q]]
-                ):
-                    out.add(child)
-    return out
