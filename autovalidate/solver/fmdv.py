@@ -106,6 +106,15 @@ class SolverParams:
     max_branches
         Most formats of a multi-format pattern, in [1, 3]; 1 turns the
         multi-format search off.
+    max_tokens
+        The most tokens of a value a pattern is inferred for, at least τ.
+        Longer values (prose, free-text descriptions) count as
+        non-conforming: the horizontal cut may leave up to θ of the values
+        out, and a column with more gets no constraint.  A pattern of a value
+        of T tokens needs at least T / τ segments whose FPR_T add up to at
+        most r; on AV-bench no value above 18 tokens was ever kept, and
+        aligning hundreds of prose tokens took seconds (issue "speed at lake
+        scale").
 
     The defaults were chosen on AV-bench over the shared lake
     (docs/auto-validate.md): r = 0.15, the largest of 0.1, 0.15 and 0.2 with
@@ -125,6 +134,7 @@ class SolverParams:
     objective: str = "coverage"
     condition: bool = True
     max_branches: int = 3
+    max_tokens: int = 64
 
     def check(self, index: PatternLookup) -> None:
         """Raise :class:`ParameterError` if a parameter is out of range for ``index``."""
@@ -139,6 +149,10 @@ class SolverParams:
         if not 1 <= self.max_branches <= MAX_BRANCHES:
             raise ParameterError(
                 f"max_branches must be in [1, {MAX_BRANCHES}], got {self.max_branches}"
+            )
+        if self.max_tokens < self.tau:
+            raise ParameterError(
+                f"max_tokens must be at least tau={self.tau}, got {self.max_tokens}"
             )
         if self.objective not in OBJECTIVES:
             raise ParameterError(
@@ -337,6 +351,8 @@ def _solve_format(
     rows = _rows(counts)
     vertical = method in ("fmdv-v", "fmdv-vh")
     horizontal = method in ("fmdv-h", "fmdv-vh")
+    # values too long for a pattern are left out, as non-conforming ones
+    rows = [r for r in rows if len(r.value_tokens) <= params.max_tokens]
     variants, signatures = _variants(rows, n, params.theta if horizontal else 0.0)
     alignment = None
     if vertical and variants:

@@ -235,8 +235,8 @@ class _TopDown:
     def level(self, digits: list[int]) -> int:
         return sum([c.levels[d] for c, d in zip(self.coded, digits, strict=True)])
 
-    def children(self, live: set[int]) -> set[int]:
-        """The immediate specializations of live nodes not asked yet.
+    def children(self, live: dict[int, list[int]]) -> set[int]:
+        """The immediate specializations of live nodes (node -> its digits) not asked yet.
 
         No check that their other generalizations are alive: nearly every
         child of a live node is in the index, so the check would cost more
@@ -246,8 +246,8 @@ class _TopDown:
         """
         out: set[int] = set()
         asked, strides, coded = self.asked, self.strides, self.coded
-        for node in live:
-            for pos, d in enumerate(self.digits(node)):
+        for node, digits in live.items():
+            for pos, d in enumerate(digits):
                 step = strides[pos]
                 for c in coded[pos].children[d]:
                     child = node + (c - d) * step
@@ -303,13 +303,13 @@ def search(spaces: Sequence[SegmentSpace], index: PatternLookup, *, min_cov: int
                 if st is not None:
                     space._record(pattern, st, level)
         whole = []
-        live: dict[int, set[int]] = {id(t): set() for t in top_down}
+        live: dict[int, dict[int, list[int]]] = {id(t): {} for t in top_down}
         for (t, node, digits), pattern in zip(asked, keys, strict=True):
             st = stats.get(pattern)
             if st is not None:
                 t.space._record(pattern, st, t.level(digits))
                 if st.cov >= min_cov:
-                    live[id(t)].add(node)
+                    live[id(t)][node] = digits
         for t in top_down:
             t.frontier = t.children(live[id(t)])
         batch = []

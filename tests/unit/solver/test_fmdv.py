@@ -115,3 +115,20 @@ def test_a_column_of_two_formats_gets_a_bounded_disjunction(small_index):
 def test_a_single_value_is_no_format(small_index):
     dates = [f"{m:02d}/{d:02d}/2019" for m in range(1, 13) for d in (1, 15)]
     assert solve(dates + ["12:30:00"], small_index, method="fmdv", params=LOOSE) is None
+
+
+def test_values_beyond_max_tokens_count_as_non_conforming(small_index):
+    dates = [f"0{m}/1{d}/2019" for m in range(1, 10) for d in range(1, 3)]  # 18 values
+    prose = " ".join(["word"] * 40)  # 79 tokens
+    params = replace(LOOSE, max_tokens=64)
+    s = solve([*dates, prose], small_index, method="fmdv-vh", params=params)
+    assert s is not None and s.retained == pytest.approx(18 / 19)
+    assert not regex.fullmatch(s.regex, prose)
+    # more long values than theta allows: no constraint, not a pattern of the short ones
+    longs = [prose, prose + " x", prose + " y"]  # 3 of 21 > theta
+    assert solve([*dates, *longs], small_index, method="fmdv-vh", params=params) is None
+    # within max_tokens, the same long value is the solver's to place
+    wide = replace(LOOSE, max_tokens=100)
+    assert solve([*dates, prose], small_index, method="fmdv-vh", params=wide) is not None
+    with pytest.raises(ParameterError, match="max_tokens"):
+        solve(dates, small_index, params=replace(LOOSE, max_tokens=4))
