@@ -121,6 +121,47 @@ class FprPrior(NamedTuple):
             n0, e0 = size, e1
         return e0  # above the largest size: that size's estimate
 
+    def futile_below(self, n: int, max_fpr: float) -> float:
+        """A coverage below which a pattern and all its specializations exceed ``max_fpr``.
+
+        A specialization q of p matches a subset of p's corpus columns, so
+        Cov_T(q) ≤ Cov_T(p), and its sums at every size are non-negative
+        with Σ_D (1 - x_D)^size ≤ Cov_T(q). Hence, for q estimated with any
+        evidence from 0 to ``n`` (a specialization may keep a constant, which
+        is estimated at 0; between two sizes the estimate is a convex
+        combination of theirs)::
+
+            estimate(q) ≥ min over sizes of strength E_B[x (1-x)^size]
+                                            / (Cov_T(p) + strength E_B[(1-x)^size])
+
+        which exceeds ``max_fpr`` exactly when Cov_T(p) is below the value
+        returned. The solver's search does not expand such patterns.
+
+        Parameters
+        ----------
+        n
+            The most training evidence (distinct values) of the hypotheses.
+        max_fpr
+            r, a fraction in [0, 1].
+
+        Returns
+        -------
+        float
+            A number of columns; 0 (prune nothing) without a prior.
+        """
+        if self.strength <= 0 or max_fpr <= 0:
+            return 0.0
+        # the sizes an estimate with evidence 0..n rests on: 0, then up to the
+        # first size at or above n (the prior's moments are in the same order)
+        used = 1
+        for size in CONDITION_SIZES if n > 0 else ():
+            used += 1
+            if size >= n:
+                break
+        moments = _beta_table(self.mean, self.strength)[:used]
+        bound = min(self.strength * (imp_b / max_fpr - pure_b) for pure_b, imp_b in moments)
+        return max(0.0, bound)
+
     def _at(self, imp_sum: float, pure_sum: float, beta: tuple[float, float]) -> float:
         """The estimate from the sums at one training size (see the class docstring).
 

@@ -363,12 +363,15 @@ def _solve_format(
         # signatures, which progressive alignment aligns last anyway
         alignment = align(signatures, [weights[sig] for sig in signatures])
     spaces: list[SegmentSpace] = []
+    prior = index.prior
     for variant in variants:
         _plan(variant, tau=params.tau, alignment=alignment, signatures=signatures)
-        spaces.extend(space for space, _ in variant.segments.values())
+        for key, (space, _) in variant.segments.items():
+            n = max(0, variant.evidence[key] - 1) if params.condition else 0
+            space.futile_below = prior.futile_below(n, params.max_fpr)
+            spaces.append(space)
     lookups = search(spaces, index, min_cov=params.min_cov) if spaces else 0
     candidates = sum(len(s.found) for s in spaces)
-    prior = index.prior
     for variant in variants:
         for key, (space, _) in variant.segments.items():
             # the retained texts of a segment all match each of its hypotheses;

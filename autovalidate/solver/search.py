@@ -141,6 +141,9 @@ class SegmentSpace:
     #: pattern -> specificity: the sum of its options' levels in the hierarchy
     #: (kept for the patterns found, which :meth:`best` ranks)
     level: dict[str, int] = field(default_factory=dict)
+    #: patterns found with a smaller Cov_T are not expanded: none of their
+    #: specializations can be feasible (:meth:`FprPrior.futile_below`)
+    futile_below: float = 0.0
     _patterns: list[str] | None = field(default=None, repr=False)
     _levels: list[int] | None = field(default=None, repr=False)
 
@@ -308,7 +311,7 @@ def search(spaces: Sequence[SegmentSpace], index: PatternLookup, *, min_cov: int
             st = stats.get(pattern)
             if st is not None:
                 t.space._record(pattern, st, t.level(digits))
-                if st.cov >= min_cov:
+                if st.cov >= min_cov and st.cov >= t.space.futile_below:
                     live[id(t)][node] = digits
         for t in top_down:
             t.frontier = t.children(live[id(t)])

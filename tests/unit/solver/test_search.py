@@ -54,3 +54,23 @@ def test_the_comparison_is_not_vacuous(small_index):
     spaces = _spaces(["03/01/2019", "12/30/1999"])
     search(spaces, small_index, min_cov=5)
     assert "<digit>{2}/<digit>{2}/<digit>{4}" in spaces[0].found
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(values=st.lists(VALUES, min_size=1, max_size=3).map(lambda vs: [v for x in vs for v in x]))
+def test_pruning_futile_patterns_changes_no_solution(small_index, values):
+    from autovalidate.index.stats import FprPrior
+    from autovalidate.solver.fmdv import solve
+
+    pruned = solve(values, small_index)
+    monkeypatch = pytest.MonkeyPatch()
+    try:
+        monkeypatch.setattr(FprPrior, "futile_below", lambda self, n, max_fpr: 0.0)
+        unpruned = solve(values, small_index)
+    finally:
+        monkeypatch.undo()
+    assert (pruned and (pruned.pattern, pruned.fpr)) == (
+        unpruned and (unpruned.pattern, unpruned.fpr)
+    )
