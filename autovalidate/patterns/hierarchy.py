@@ -61,6 +61,7 @@ of a pattern's options is its canonical string, the key of the index.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -74,6 +75,8 @@ __all__ = [
     "escape_literal",
     "generalizations",
     "options",
+    "representative",
+    "representatives",
 ]
 
 #: Bumped whenever the options of a token change: an index built with another
@@ -215,6 +218,45 @@ def generalizations(token: Token) -> Generalizations:
             hk = f"<{name}>{{{k}}}"
             edges += [(hex_child, hk), (hk, ak)]
     return _build(edges, const)
+
+
+#: ASCII characters by what the hierarchy reads of them: a digit, a hexadecimal
+#: letter of either case, any other letter of either case.
+_REPRESENTATIVE = str.maketrans(
+    {
+        **dict.fromkeys("0123456789", "0"),
+        **dict.fromkeys("abcdef", "a"),
+        **dict.fromkeys("ghijklmnopqrstuvwxyz", "g"),
+        **dict.fromkeys("ABCDEF", "A"),
+        **dict.fromkeys("GHIJKLMNOPQRSTUVWXYZ", "G"),
+    }
+)
+
+
+def representative(token: Token) -> Token:
+    """A token whose options are ``token``'s, but for the constant (its own text).
+
+    The options other than a token's constant read only its kind, length,
+    the runs and case of its characters and whether its letters are
+    hexadecimal digits; a token with every ASCII character replaced by one
+    of its class (``8c2d`` → ``0a0a``, ``Berlin`` → ``Gagggg``) has the
+    same ones, with the same arrows and levels. Columns of 10^5 distinct
+    GUID parts have at most 2^k representatives of a k-character part, so
+    the solver builds the hierarchy of those instead of one per value.
+    Symbols and non-ASCII characters are kept as they are.
+    """
+    if token.kind == "S":
+        return token
+    text = token.text.translate(_REPRESENTATIVE)
+    return token if text == token.text else Token(token.kind, text)
+
+
+def representatives(tokens: Iterable[Token]) -> set[Token]:
+    """The distinct :func:`representative` of ``tokens`` (one pass of str.translate each)."""
+    shapes = {
+        (kind, text if kind == "S" else text.translate(_REPRESENTATIVE)) for kind, text in tokens
+    }
+    return {Token(kind, text) for kind, text in shapes}
 
 
 def options(token: Token) -> tuple[str, ...]:

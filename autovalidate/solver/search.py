@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from autovalidate.index.stats import PatternStats
-from autovalidate.patterns.hierarchy import generalizations
+from autovalidate.patterns.hierarchy import escape_literal, generalizations, representatives
 from autovalidate.patterns.tokens import Token
 from autovalidate.solver.lookup import PatternLookup
 
@@ -93,14 +93,23 @@ class _Slot:
 
 def _slot(tokens: Sequence[Token]) -> _Slot | None:
     """The options shared by the tokens at one position, with their arrows; None if none."""
-    shared: set[str] | None = None
-    for token in set(tokens):
-        opts = set(generalizations(token).options)
-        shared = opts if shared is None else shared & opts
-        if not shared:
-            return None
-    assert shared is not None
-    gen = generalizations(tokens[0])
+    distinct = set(tokens)
+    if len(distinct) == 1:
+        gen = generalizations(tokens[0])
+        shared = set(gen.options)
+    else:
+        # distinct tokens share no constant, and the rest of their options
+        # are their representatives' (a few shapes for 10^5 distinct ids)
+        shared_or_none: set[str] | None = None
+        for shape in representatives(distinct):
+            gen = generalizations(shape)
+            opts = set(gen.options)
+            opts.discard(escape_literal(shape.text))
+            shared_or_none = opts if shared_or_none is None else shared_or_none & opts
+            if not shared_or_none:
+                return None
+        assert shared_or_none is not None
+        shared = shared_or_none
     # the shared set is closed upwards, so parents of shared options are shared
     parents = {o: gen.parents[o] for o in shared}
     children: dict[str, list[str]] = {o: [] for o in shared}

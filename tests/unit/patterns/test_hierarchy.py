@@ -1,6 +1,17 @@
-import regex
+import random
+import uuid
 
-from autovalidate.patterns.hierarchy import escape_literal, generalizations, options
+import regex
+from hypothesis import given
+from hypothesis import strategies as st
+
+from autovalidate.patterns.hierarchy import (
+    escape_literal,
+    generalizations,
+    options,
+    representative,
+    representatives,
+)
 from autovalidate.patterns.render import pattern_regex
 from autovalidate.patterns.tokens import Token, tokenize
 
@@ -140,3 +151,35 @@ def test_escaping_keeps_literals_apart_from_classes():
     assert escape_literal("<digit>{2}+\\") == "\\<digit>\\{2}\\+\\\\"
     rx = pattern_regex(escape_literal("<num>"))
     assert regex.fullmatch(rx, "<num>") and not regex.fullmatch(rx, "12")
+
+
+def _without_constant(token: Token):
+    g = generalizations(token)
+    const = escape_literal(token.text)
+    return (
+        set(g.options) - {const},
+        {o: ps for o, ps in g.parents.items() if o != const},
+        {o: lv for o, lv in g.level.items() if o != const},
+    )
+
+
+TOKEN_TEXT = st.text(alphabet="0123456789abcdefgxyzABCDEFGXYZéÉß-+._:/ ", min_size=1, max_size=12)
+
+
+@given(TOKEN_TEXT)
+def test_a_representative_has_the_same_options_but_the_constant(text):
+    for token in tokenize(text):
+        rep = representative(token)
+        assert rep.kind == token.kind and len(rep.text) == len(token.text)
+        assert _without_constant(rep) == _without_constant(token)
+
+
+def test_representatives_are_few_for_many_ids():
+    rng = random.Random(1)
+    parts = {
+        str(uuid.UUID(int=rng.getrandbits(128))).split("-")[1] for _ in range(5000)
+    }  # 4 hex characters
+    assert len(parts) > 3000
+    tokens = [t for p in parts for t in tokenize(p)]
+    assert representatives(tokens) == {representative(t) for t in tokens}
+    assert len(representatives(tokens)) <= 2**4 + 1
