@@ -27,7 +27,7 @@ from autovalidate.io import column_values
 from autovalidate.nulls import drop_missing
 from autovalidate.report import pattern_report, render_html, suggestion_report
 from autovalidate.solver.fmdv import METHODS, SolverParams
-from autovalidate.suggest.pattern import suggest_pattern
+from autovalidate.suggest.pattern import MAX_VALUES, suggest_pattern
 from autovalidate.suggest.runner import ConstraintSuggestionResult, ConstraintSuggestionRunner
 
 _D = SolverParams()
@@ -69,6 +69,13 @@ def suggest(
     ),
     objective: str = typer.Option(
         _D.objective, "--objective", help="fpr (FMDV, Eq. 5) or coverage (CMDV)."
+    ),
+    max_values: int = typer.Option(
+        MAX_VALUES,
+        "--max-values",
+        min=0,
+        help="Most values a pattern is inferred from; a larger column is sampled "
+        "(seeded) and the result says so. 0: every value.",
     ),
     level: CheckLevel = typer.Option(
         CheckLevel.ERROR,
@@ -113,6 +120,7 @@ def suggest(
         "theta": theta,
         "tau": tau,
         "objective": objective,
+        "max_values": max_values or None,
     }
     with reading(file):
         require_rows(file)
@@ -273,6 +281,12 @@ def _suggest_pattern(
         return
     table = Table(show_header=False, box=None)
     table.add_row("column", f"{column} ({n_values:,} non-null values)")
+    if "inferred_from" in constraint.params:
+        table.add_row(
+            "sample",
+            f"pattern inferred from {constraint.params['inferred_from']:,} values drawn at "
+            "random (seeded); the training counts cover every value",
+        )
     table.add_row("index", str(used["description"]))
     table.add_row("pattern", constraint.pattern)
     table.add_row("reads", constraint.description)

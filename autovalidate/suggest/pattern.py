@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,6 +22,15 @@ __all__ = ["suggest_pattern"]
 
 _DEFAULTS = SolverParams()
 
+#: Most training values the solver infers a pattern from; a larger column is
+#: sampled (uniformly, seeded: the same column gives the same sample) and the
+#: constraint records it in ``params["inferred_from"]``. The training counts
+#: of the drift test still cover every value. 50,000 keeps suggest under 10 s
+#: on 2 cores for columns of all-distinct GUIDs, the costliest kind
+#: (benchmarks/results/suggest_scaling.md).
+MAX_VALUES = 50_000
+SAMPLE_SEED = 0
+
 
 def suggest_pattern(
     values: Any,
@@ -37,6 +47,7 @@ def suggest_pattern(
     objective: str = _DEFAULTS.objective,
     condition: bool = _DEFAULTS.condition,
     null_tokens: Sequence[str] = DEFAULT_NULL_TOKENS,
+    max_values: int | None = MAX_VALUES,
 ) -> PatternConstraint | None:
     """Infer a validation pattern for a column's values, from the corpus evidence in ``index``.
 
@@ -81,6 +92,12 @@ def suggest_pattern(
         empty or whitespace-only values, are never learned as the pattern,
         and the constraint never counts them; a column of only missing values
         gets no constraint.
+    max_values
+        Most training values (after missing ones are dropped) the pattern is
+        inferred from: a larger column is sampled uniformly with a fixed seed,
+        and ``params["inferred_from"]`` of the constraint says how many values
+        were used (absent: all). The training non-conforming count is taken
+        over every value. ``None``: never sample.
 
     Returns
     -------
@@ -114,6 +131,8 @@ def suggest_pattern(
         raise ParameterError(f"test must be one of {', '.join(TESTS)}; got {test!r}")
     if not 0.0 < alpha < 1.0:
         raise ParameterError(f"alpha must be in (0, 1), got {alpha}")
+    if max_values is not None and max_values < 1:
+        raise ParameterError(f"max_values must be at least 1 (or None), got {max_values}")
     params = SolverParams(
         max_fpr=r, min_cov=m, theta=theta, tau=tau, objective=objective, condition=condition
     )
@@ -126,7 +145,11 @@ def suggest_pattern(
         return None
     if index is None:
         index = shared_default_index()
-    solution = solve(train, index, method=method, params=params)
+    sampled = max_values is not None and len(train) > max_values
+    inferred_from = (
+        random.Random(SAMPLE_SEED).sample(train, max_values) if sampled and max_values else train
+    )
+    solution = solve(inferred_from, index, method=method, params=params)
     if solution is None:
         return None
     draft = PatternConstraint(
@@ -151,7 +174,13 @@ def suggest_pattern(
         train_n=len(train),
         train_nonconforming=0,
         column=column,
-        params={"r": r, "m": m, "theta": theta, "tau": tau},
+        params={
+            "r": r,
+            "m": m,
+            "theta": theta,
+            "tau": tau,
+            **({"inferred_from": len(inferred_from)} if sampled else {}),
+        },
         null_tokens=null_tokens,
         index={
             "path": str(index.path),

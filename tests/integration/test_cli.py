@@ -71,6 +71,20 @@ def test_suggest_out_validate(mini_index, batch, tmp_path):
     assert result["examples"][0] == "a0"
 
 
+def test_suggest_samples_a_large_column_and_says_so(mini_index, batch):
+    train, _ = batch
+    args = ["suggest", train, "--column", "id", "--index", mini_index, "--r", "0.5"]
+    sampled = run(*args, "--max-values", "100", "--json")
+    assert sampled.exit_code == 0, sampled.output
+    doc = json.loads(sampled.output)
+    assert doc["constraint"]["params"]["inferred_from"] == 100
+    assert doc["constraint"]["train_n"] == 300
+    shown = run(*args, "--max-values", "100")
+    assert "inferred from 100 values" in shown.output
+    whole = json.loads(run(*args, "--max-values", "0", "--json").output)
+    assert "inferred_from" not in whole["constraint"]["params"]
+
+
 def test_dirty_flights_fail_against_clean_flights(mini_index, dirty_clean, tmp_path):
     suite = tmp_path / "flights.json"
     clean, dirty = dirty_clean / "flights/clean.csv", dirty_clean / "flights/dirty.csv"

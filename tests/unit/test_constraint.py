@@ -7,7 +7,12 @@ import pytest
 
 from autovalidate import PatternConstraint, suggest_pattern
 from autovalidate.checks.spec import load_suite, suite_to_json
-from autovalidate.errors import ColumnNotFoundError, ConstraintFormatError, EmptyColumnError
+from autovalidate.errors import (
+    ColumnNotFoundError,
+    ConstraintFormatError,
+    EmptyColumnError,
+    ParameterError,
+)
 
 
 def make(test="fisher", train_n=100, train_bad=2) -> PatternConstraint:
@@ -148,6 +153,23 @@ def test_null_tokens_are_neither_learned_nor_counted(small_index):
     assert strict is not None and strict.null_tokens == ()
     assert not strict.validate(triples[:50] + ["NA"]).passed
     assert PatternConstraint.from_dict(strict.to_dict()) == strict
+
+
+def test_a_large_column_is_sampled_and_says_so(small_index):
+    triples = [f"{i % 97},{(i * 7) % 89},{(i * 3) % 71}" for i in range(2000)]
+    train = triples + ["x"] * 40  # 2% non-conforming, wherever the sample falls
+    c = suggest_pattern(train, small_index, method="fmdv-h", r=0.2, m=5, max_values=500)
+    assert c is not None and c.params["inferred_from"] == 500
+    # the training counts, which the drift test uses, cover every value
+    assert c.train_n == 2040 and c.train_nonconforming == 40
+    again = suggest_pattern(train, small_index, method="fmdv-h", r=0.2, m=5, max_values=500)
+    assert again == c  # a seeded sample: the same column, the same constraint
+    assert PatternConstraint.from_dict(c.to_dict()) == c
+    whole = suggest_pattern(train, small_index, method="fmdv-h", r=0.2, m=5, max_values=None)
+    assert whole is not None and "inferred_from" not in whole.params
+    assert whole.pattern == c.pattern
+    with pytest.raises(ParameterError, match="max_values"):
+        suggest_pattern(train, small_index, max_values=0)
 
 
 def test_a_column_of_null_tokens_gets_no_constraint(small_index):
