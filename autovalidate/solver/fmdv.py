@@ -621,7 +621,9 @@ def _plan(
                     break
                 else:
                     here.append(j)
-            if not valid or not here:
+            if not valid:
+                break  # a value with some of [s, e] has some of every longer segment too
+            if not here:
                 continue
             key = tuple(here)
             for c in range(s, e + 1):
