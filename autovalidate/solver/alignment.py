@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
 __all__ = ["Alignment", "align", "token_class"]
 
@@ -35,6 +36,7 @@ def token_class(kind: str, text: str) -> str:
     return "S" + text
 
 
+@cache  # few classes (words, numbers, the symbols of a column): a small table
 def _pair_score(a: str, b: str) -> float:
     if a == b:
         return 3.0 if a[0] == "S" else 2.0
@@ -117,26 +119,28 @@ def align(sequences: Sequence[Sequence[str]], weights: Sequence[int] | None = No
             else:  # insert a new column for sequence token ref[1]
                 new_profile.append(Counter())
                 seq_cols.append(ref[1])
-        del inserted
         for i, tok in enumerate(seq_cols):
             if tok is not None:
                 new_profile[i][seq[tok]] += weights[idx]
-        for key, cols in rows.items():
-            widened: list[int | None] = [None] * len(new_profile)
-            for old_col, tok in enumerate(cols):
-                widened[column_of_old[old_col]] = tok
-            rows[key] = widened
+        if inserted:  # without new columns every old column keeps its place: rows stay as they are
+            for key, cols in rows.items():
+                widened: list[int | None] = [None] * len(new_profile)
+                for old_col, tok in enumerate(cols):
+                    widened[column_of_old[old_col]] = tok
+                rows[key] = widened
         rows[idx] = seq_cols
         profile = new_profile
     width = len(profile)
     return Alignment(width, tuple(tuple(rows[i]) for i in range(n)))
 
 
-def _column_score(column: Counter[str], cls: str) -> float:
+def _column_scores(column: Counter[str], classes: set[str]) -> dict[str, float]:
+    """Each class's score against a profile column: the weighted mean of its pair scores."""
     total = sum(column.values())
     if total == 0:
-        return 0.0
-    return sum(_pair_score(c, cls) * w for c, w in column.items()) / total
+        return dict.fromkeys(classes, 0.0)
+    items = list(column.items())
+    return {cls: sum(_pair_score(c, cls) * w for c, w in items) / total for cls in classes}
 
 
 def _align_to_profile(
@@ -155,7 +159,7 @@ def _align_to_profile(
     seq = seq[::-1]
     # each profile column is scored once per distinct class of the sequence
     classes = set(seq)
-    column_scores = [{cls: _column_score(col, cls) for cls in classes} for col in profile]
+    column_scores = [_column_scores(col, classes) for col in profile]
     score = [[0.0] * (s + 1) for _ in range(p + 1)]
     move = [[""] * (s + 1) for _ in range(p + 1)]
     for i in range(1, p + 1):
@@ -165,14 +169,17 @@ def _align_to_profile(
         score[0][j] = score[0][j - 1] + _GAP
         move[0][j] = "left"
     for i in range(1, p + 1):
+        # the same recurrence, on local names: this loop is most of suggest's time on long values
         col_score = column_scores[i - 1]
+        above, here, moves = score[i - 1], score[i], move[i]
+        token_scores = [col_score[cls] for cls in seq]
         for j in range(1, s + 1):
-            diag = score[i - 1][j - 1] + col_score[seq[j - 1]]
-            up = score[i - 1][j] + _GAP  # profile column without a token of seq
-            left = score[i][j - 1] + _GAP  # token of seq in a new column
+            diag = above[j - 1] + token_scores[j - 1]
+            up = above[j] + _GAP  # profile column without a token of seq
+            left = here[j - 1] + _GAP  # token of seq in a new column
             best = max(diag, up, left)
-            score[i][j] = best
-            move[i][j] = "diag" if best == diag else "up" if best == up else "left"
+            here[j] = best
+            moves[j] = "diag" if best == diag else "up" if best == up else "left"
     out: list[tuple[str, tuple[int, int | None]]] = []
     i, j, inserted = p, s, 0
     while i > 0 or j > 0:

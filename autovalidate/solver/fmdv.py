@@ -613,7 +613,7 @@ def _plan(
             valid = True
             for j, sig in enumerate(sigs):
                 cols = position_of[sig][s : e + 1]
-                filled = sum(c is not None for c in cols)
+                filled = len(cols) - cols.count(None)  # columns with a token
                 if not filled:
                     absent = True
                 elif filled != len(cols):

@@ -21,6 +21,25 @@ def text_frame(path) -> pd.DataFrame:
     return pd.read_csv(path, dtype=str, keep_default_na=False).replace("", None)
 
 
+@pytest.fixture(scope="module")
+def suggested(dirty_clean):
+    """``ConstraintSuggestionRunner.on_data(clean.csv).run()`` of a table, run once per module.
+
+    The run with the default index takes ~20 s on rayyan; two tests read the same result
+    (neither changes it), so it is computed once.
+    """
+    results = {}
+
+    def of(table: str):
+        if table not in results:
+            results[table] = ConstraintSuggestionRunner.on_data(
+                dirty_clean / table / "clean.csv"
+            ).run()
+        return results[table]
+
+    return of
+
+
 def test_profile_passes_share_scans():
     data = pd.DataFrame(
         {
@@ -60,10 +79,10 @@ def test_profile_of_csv_reads_text_and_rejects_unknown_columns(dirty_clean):
 
 
 @pytest.mark.parametrize("table", TABLES)
-def test_suggestions_hold_on_the_data_they_come_from(dirty_clean, table):
+def test_suggestions_hold_on_the_data_they_come_from(dirty_clean, suggested, table):
     """Every suggestion holds on its own data; is_unique stays only where the column is unique."""
     path = dirty_clean / table / "clean.csv"
-    result = ConstraintSuggestionRunner.on_data(path).run()
+    result = suggested(table)
     assert result.pattern_rule == "applied"  # with the default index
     frame = text_frame(path)
     verification = result.to_suite().run(path)
@@ -88,9 +107,9 @@ def test_suggestions_hold_on_the_data_they_come_from(dirty_clean, table):
     assert {"CompleteIfCompleteRule", "HasMinLength", "HasMaxLength"} <= rules
 
 
-def test_suggestion_code_builds_the_same_check_as_the_suite(dirty_clean):
+def test_suggestion_code_builds_the_same_check_as_the_suite(dirty_clean, suggested):
     path = dirty_clean / "rayyan" / "clean.csv"
-    result = ConstraintSuggestionRunner.on_data(path).run()
+    result = suggested("rayyan")
     suite = result.to_suite()
     namespace = {  # what the generated code imports, pattern constraints' included
         "Check": Check,
