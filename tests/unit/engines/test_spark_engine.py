@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pyarrow as pa
 import pytest
 
 from autovalidate.analysis import InMemoryStateProvider
@@ -128,3 +129,26 @@ def test_spark_errors_become_failed_metrics(frame):
     assert context.metric(Size()).value == 8.0
     with pytest.raises(EngineError):
         SparkEngine(frame).aggregate([E.sql("no_such_column")])
+
+
+TRICKY = [
+    *["", " ", "\t\n", "\x0b\x0c\r ", "   x", "x  ", "\x01", "!", " !"],  # blank or not
+    *["NA", "NA ", "na", "N/A", "#N/A N/A", "#N/A N/Ax", "null", "NULL", "-", "--"],  # tokens
+    *["é", "Ñ/A", "\u00a0", "12345", "1234", None],
+]
+
+
+def test_missing_values_are_the_same_on_both_engines_and_in_python(spark):
+    from autovalidate.nulls import DEFAULT_NULL_TOKENS, drop_missing
+
+    table = arrow({"v": TRICKY}, {"v": pa.string()})
+    for tokens in (tuple(DEFAULT_NULL_TOKENS), ("NA ", "é"), ()):
+        present = list(drop_missing([v for v in TRICKY if v is not None], tokens))
+        analyzer = PatternConformance("v", r"[0-9]{5}", null_tokens=tokens)
+        expected = {
+            "num_matching": float(sum(len(v) == 5 and v.isdigit() for v in present)),
+            "num_values": float(len(present)),
+        }
+        for data in (table, spark.createDataFrame(table)):
+            got = run(data, [analyzer]).metric(analyzer)
+            assert got.error is None and got.value == expected, (tokens, got)
