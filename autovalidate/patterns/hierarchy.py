@@ -245,18 +245,17 @@ def representative(token: Token) -> Token:
     the solver builds the hierarchy of those instead of one per value.
     Symbols and non-ASCII characters are kept as they are.
     """
-    if token.kind == "S":
-        return token
-    text = token.text.translate(_REPRESENTATIVE)
+    text = _representative_text(*token)
     return token if text == token.text else Token(token.kind, text)
 
 
 def representatives(tokens: Iterable[Token]) -> set[Token]:
-    """The distinct :func:`representative` of ``tokens`` (one pass of str.translate each)."""
-    shapes = {
-        (kind, text if kind == "S" else text.translate(_REPRESENTATIVE)) for kind, text in tokens
-    }
-    return {Token(kind, text) for kind, text in shapes}
+    """The distinct :func:`representative` of ``tokens`` (no Token built per input token)."""
+    return {Token(*shape) for shape in {(k, _representative_text(k, t)) for k, t in tokens}}
+
+
+def _representative_text(kind: str, text: str) -> str:
+    return text if kind == "S" else text.translate(_REPRESENTATIVE)
 
 
 def options(token: Token) -> tuple[str, ...]:

@@ -363,24 +363,24 @@ def _solve_format(
         # signatures, which progressive alignment aligns last anyway
         alignment = align(signatures, [weights[sig] for sig in signatures])
     spaces: list[SegmentSpace] = []
+    evidence: list[int] = []  # per space, n of the FPR_T estimate
     prior = index.prior
     for variant in variants:
         _plan(variant, tau=params.tau, alignment=alignment, signatures=signatures)
         for key, (space, _) in variant.segments.items():
-            n = max(0, variant.evidence[key] - 1) if params.condition else 0
-            space.futile_below = prior.futile_below(n, params.max_fpr)
-            spaces.append(space)
-    lookups = search(spaces, index, min_cov=params.min_cov) if spaces else 0
-    candidates = sum(len(s.found) for s in spaces)
-    for variant in variants:
-        for key, (space, _) in variant.segments.items():
             # the retained texts of a segment all match each of its hypotheses;
             # the first text is what made them hypotheses, the others are evidence
             n = max(0, variant.evidence[key] - 1) if params.condition else 0
-            space.found = {
-                p: PatternStats(prior.estimate(st, 0 if _has_constant(p) else n), st.cov)
-                for p, st in space.found.items()
-            }
+            space.futile_below = prior.futile_below(n, params.max_fpr)
+            spaces.append(space)
+            evidence.append(n)
+    lookups = search(spaces, index, min_cov=params.min_cov) if spaces else 0
+    candidates = sum(len(s.found) for s in spaces)
+    for space, n in zip(spaces, evidence, strict=True):
+        space.found = {
+            p: PatternStats(prior.estimate(st, 0 if _has_constant(p) else n), st.cov)
+            for p, st in space.found.items()
+        }
     for variant in variants:
         choices = {}
         for (s, e), (space, optional) in variant.segments.items():

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -188,13 +189,6 @@ class SegmentSpace:
             self._patterns, self._levels = patterns, levels
         return self._patterns
 
-    def _strides(self) -> list[int]:
-        strides, step = [], 1
-        for slot in reversed(self.slots):
-            strides.append(step)
-            step *= len(slot.options)
-        return strides[::-1]
-
     def _record(self, pattern: str, stats: PatternStats, level: int) -> None:
         self.found[pattern] = stats
         self.level[pattern] = level
@@ -230,8 +224,9 @@ class _TopDown:
     def __init__(self, space: SegmentSpace) -> None:
         self.space = space
         self.coded = [slot.coded for slot in space.slots]
-        self.strides = space._strides()
         self.radix = [len(c.names) for c in self.coded]
+        # mixed radix, the last slot fastest (the order of SegmentSpace.all_patterns)
+        self.strides = [math.prod(self.radix[q + 1 :]) for q in range(len(self.radix))]
         self.frontier: set[int] = {
             sum(o * st for o, st in zip(node, self.strides, strict=True))
             for node in itertools.product(*(c.roots for c in self.coded))
