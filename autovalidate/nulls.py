@@ -21,13 +21,18 @@ whitespace-only values missing.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 
 import regex
+
+from autovalidate.portable_regex import literal_regex
 
 __all__ = [
     "DEFAULT_NULL_TOKENS",
     "WHITESPACE_REGEX",
     "drop_missing",
+    "may_match_missing",
+    "missing_regex",
 ]
 
 #: pandas' default ``na_values`` (``STR_NA_VALUES``) plus ``-``, sorted.
@@ -59,7 +64,8 @@ DEFAULT_NULL_TOKENS: tuple[str, ...] = tuple(
 )
 #: A value that is empty or only whitespace, fully anchored; the same in
 #: Python ``regex``, Java and RE2.
-WHITESPACE_REGEX = r"\A(?:[\t\n\x0B\f\r ]*)\z"
+_WHITESPACE_BODY = r"[\t\n\x0B\f\r ]*"
+WHITESPACE_REGEX = rf"\A(?:{_WHITESPACE_BODY})\z"
 _WHITESPACE = regex.compile(WHITESPACE_REGEX)
 
 
@@ -80,3 +86,50 @@ def drop_missing(
     for value in values:
         if value is not None and value not in tokens and _WHITESPACE.fullmatch(value) is None:
             yield value
+
+
+def missing_regex(null_tokens: Iterable[str] = DEFAULT_NULL_TOKENS) -> str:
+    r"""One fully anchored regex that matches exactly the missing texts.
+
+    A text is missing when it is empty or only whitespace, or one of
+    ``null_tokens`` (exact, case-sensitive): ``\A(?:[\t\n\x0B\f\r ]*|NA|...)\z``,
+    the same in Python ``regex``, Java and RE2. An engine tests a value with
+    one regex match, which fails at the first character of most present
+    values, instead of a whitespace match and a list lookup.
+    """
+    tokens = sorted({t for t in null_tokens if t})
+    return r"\A(?:" + "|".join([_WHITESPACE_BODY, *map(literal_regex, tokens)]) + r")\z"
+
+
+def may_match_missing(pattern_regex: str, null_tokens: Iterable[str] = DEFAULT_NULL_TOKENS) -> bool:
+    """Whether a missing text might fully match ``pattern_regex``; True when unsure.
+
+    False means no missing text matches: no null token, not the empty text,
+    and no text of whitespace only, because the pattern cannot even begin
+    with a whitespace character (``regex`` partial matching). A value that
+    matches such a pattern is then present, and an engine can count the
+    missing values among the failing ones only.
+
+    Parameters
+    ----------
+    pattern_regex
+        A fully anchored regex in the shared subset (e.g. a
+        :class:`~autovalidate.pattern_constraint.PatternConstraint`'s).
+    null_tokens
+        The texts that mean "missing".
+
+    A regex Python's ``regex`` cannot compile (one written for an engine
+    only) gets True.
+    """
+    return _may_match_missing(pattern_regex, tuple(sorted(set(null_tokens))))
+
+
+@lru_cache(maxsize=1024)
+def _may_match_missing(pattern_regex: str, null_tokens: tuple[str, ...]) -> bool:
+    try:
+        compiled = regex.compile(pattern_regex)
+    except regex.error:
+        return True
+    if any(compiled.fullmatch(t) for t in (*null_tokens, "")):
+        return True
+    return any(compiled.fullmatch(ch, partial=True) for ch in "\t\n\x0b\f\r ")

@@ -11,8 +11,9 @@ match, a trailing newline included) and means exactly the same in Python's
   ``[^\p{L}0-9]`` for one symbol character (``<symbol>``, which hierarchy
   version 1 generated; constraint files written then still render);
 * ``{k}`` and ``+`` quantifiers, non-capturing groups, ``?`` on a group;
-* literals: ASCII letters and digits as they are, ASCII punctuation escaped
-  with a backslash, control characters below U+00A0 as ``\xHH``, every other
+* literals as :func:`~autovalidate.portable_regex.literal_regex` writes them:
+  ASCII letters and digits as they are, ASCII punctuation escaped with a
+  backslash, control characters below U+00A0 as ``\xHH``, every other
   character (space, non-ASCII letters, emoji) as itself.
 
 Letters are matched by Unicode general category; the three engines may
@@ -22,10 +23,10 @@ engine's tables (Java 17 has Unicode 13).
 
 from __future__ import annotations
 
-import string
 from typing import NamedTuple
 
 from autovalidate.errors import ParameterError
+from autovalidate.portable_regex import literal_regex
 
 __all__ = ["Element", "describe_pattern", "parse_pattern", "pattern_regex", "render_body"]
 
@@ -53,8 +54,6 @@ _CLASS_WORDS = {
     "hex-upper": ("uppercase hex digit", "uppercase hex digits"),
 }
 _BARE_WORDS = {"num": "a number", "symbol": "a symbol"}
-_PUNCT = frozenset(string.punctuation)
-_ASCII_ALNUM = frozenset(string.ascii_letters + string.digits)
 
 
 class Element(NamedTuple):
@@ -118,23 +117,12 @@ def parse_pattern(pattern: str) -> list[Element]:
     return out
 
 
-def _literal_regex(ch: str) -> str:
-    if ch in _ASCII_ALNUM or ch == " ":
-        return ch
-    if ch in _PUNCT:
-        return "\\" + ch
-    code = ord(ch)
-    if code < 0x20 or 0x7F <= code < 0xA0:
-        return f"\\x{code:02X}"
-    return ch
-
-
 def render_body(pattern: str) -> str:
     """Regex for a canonical pattern string, without anchors."""
     parts: list[str] = []
     for el in parse_pattern(pattern):
         if el.kind == "literal":
-            parts.append(_literal_regex(el.text))
+            parts.append(literal_regex(el.text))
         elif el.kind == "bare":
             parts.append(_BARE_REGEX[el.text])
         else:

@@ -138,15 +138,26 @@ TRICKY = [
 ]
 
 
-def test_missing_values_are_the_same_on_both_engines_and_in_python(spark):
-    from autovalidate.nulls import DEFAULT_NULL_TOKENS, drop_missing
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        r"[0-9]{5}",  # matches no missing value: missing ones are looked for among failures
+        r"[^\p{L}0-9]*",  # matches blanks and "-": present values are counted directly
+        r"\p{Lu}{2}|[0-9]{5}",  # matches the token NA
+    ],
+)
+def test_missing_values_are_the_same_on_both_engines_and_in_python(spark, pattern):
+    import regex
+
+    from autovalidate.nulls import DEFAULT_NULL_TOKENS, drop_missing, may_match_missing
 
     table = arrow({"v": TRICKY}, {"v": pa.string()})
+    assert may_match_missing(pattern) is (pattern != r"[0-9]{5}")
     for tokens in (tuple(DEFAULT_NULL_TOKENS), ("NA ", "é"), ()):
         present = list(drop_missing([v for v in TRICKY if v is not None], tokens))
-        analyzer = PatternConformance("v", r"[0-9]{5}", null_tokens=tokens)
+        analyzer = PatternConformance("v", pattern, null_tokens=tokens)
         expected = {
-            "num_matching": float(sum(len(v) == 5 and v.isdigit() for v in present)),
+            "num_matching": float(sum(bool(regex.fullmatch(pattern, v)) for v in present)),
             "num_values": float(len(present)),
         }
         for data in (table, spark.createDataFrame(table)):
