@@ -244,8 +244,15 @@ class PatternConformance(TextColumnAnalyzer):
         return (E.count_where(E.and_(present, matches)), E.count_where(present))
 
     def nonconforming(self) -> E.Expr:
-        """The condition of a present value that does not fully match ``pattern``."""
-        return E.and_(self.present(), E.not_(E.full_match(self.text(), self.pattern)))
+        """The condition of a present value that does not fully match ``pattern``.
+
+        As in :meth:`aggregations`, the missing-value regex is tested only
+        where the pattern fails when no missing value can match it.
+        """
+        matches = E.full_match(self.text(), self.pattern)
+        if self._matches_only_present():
+            return E.when(matches, E.lit(False), E.not_(self.missing()))
+        return E.and_(self.present(), E.not_(matches))
 
     def row_violation(self) -> E.Expr:
         """A row passing ``where`` with a present value that does not fully match ``pattern``.
