@@ -15,12 +15,14 @@ evidence than a concatenation of parts), then to the smaller total coverage
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from autovalidate.solver.search import Hypothesis
 
-__all__ = ["SegmentChoice", "best_segmentation", "segmentation_key"]
+__all__ = ["SegmentChoice", "best_segmentation", "segmentation_key", "specificity_key"]
 
 _ROUND = 12  # decimals kept when comparing FPR sums, so float noise cannot break ties
 
@@ -50,13 +52,29 @@ def segmentation_key(segments: list[SegmentChoice]) -> tuple[float, int, int]:
     )
 
 
+def specificity_key(segments: list[SegmentChoice]) -> tuple[int, float, int, int]:
+    """Order of preference within the slack: (-Σ level, Σ FPR_T, segments, Σ Cov_T).
+
+    Every segmentation covers the same aligned columns, each with one option
+    of its token's hierarchy, so the sum of the options' levels (depth below
+    the hierarchy's roots) compares patterns of different segmentations: a
+    deeper sum accepts fewer strings (a literal separator over ``<symbol>``,
+    ``<hex-lower>{8}`` over ``<alphanum>+``).
+    """
+    fpr, count, cov = segmentation_key(segments)
+    return (-sum(s.hypothesis.level for s in segments), fpr, count, cov)
+
+
 def best_segmentation(
     width: int,
     choices: Mapping[tuple[int, int], SegmentChoice],
     *,
     max_fpr: float,
+    slack: float = 0.0,
 ) -> list[SegmentChoice] | None:
     """The segmentation of columns 0..width-1 with the least Σ FPR_T (Eq. 8-11).
+
+    Or, with ``slack``, the most specific one within ``slack`` of the least.
 
     Parameters
     ----------
@@ -67,6 +85,13 @@ def best_segmentation(
         feasible pattern are simply absent.  The caller limits e - s + 1 ≤ τ.
     max_fpr
         r: the largest admissible Σ FPR_T (Eq. 9).
+    slack
+        ε, a fraction: among the segmentations whose Σ FPR_T is at most the
+        least one + ε (and at most r), prefer the most specific
+        (:func:`specificity_key`). Eq. 8 minimises Σ FPR_T alone, which
+        trades a tight pattern for a looser one over estimates that differ by
+        far less than their own uncertainty (``<alphanum>+-`` at 0.00007
+        beats ``<hex-lower>{8}`` + ``-`` at 0.0003 in a GUID). 0 is Eq. 8.
 
     Returns
     -------
@@ -85,6 +110,34 @@ def best_segmentation(
     for (s, e), choice in choices.items():
         if 0 <= s <= e < width:
             by_end.setdefault(e, []).append(choice)
+    least = _forward(width, by_end, segmentation_key, None)
+    if least is None or segmentation_key(least)[0] > max_fpr:
+        return None
+    if slack <= 0:
+        return least
+    budget = round(min(max_fpr, segmentation_key(least)[0] + slack), _ROUND)
+    rest = _least_rest(width, by_end)
+    specific = _forward(width, by_end, specificity_key, (rest, budget))
+    if specific is None or segmentation_key(specific)[0] > budget:
+        return least
+    # the forward pass keeps one prefix per column, so it can miss; never less specific than Eq. 8
+    return min(specific, least, key=specificity_key)
+
+
+def _forward(
+    width: int,
+    by_end: Mapping[int, list[SegmentChoice]],
+    key: Callable[[list[SegmentChoice]], tuple[Any, ...]],
+    bound: tuple[list[float], float] | None,
+) -> list[SegmentChoice] | None:
+    """Left to right: the best (``key``) segmentation of each prefix.
+
+    One with a mandatory (not optional) segment and one without, per prefix.
+
+    With ``bound = (rest, budget)``, a prefix ending before column j is kept
+    only if its Σ FPR_T + rest[j] (the least Σ FPR_T of the columns after it)
+    is within ``budget``, so a completion within the budget always exists.
+    """
     # best[j][mandatory_seen]: best segmentation of columns 0..j-1
     best: list[list[list[SegmentChoice] | None]] = [[None, None] for _ in range(width + 1)]
     best[0][0] = []
@@ -96,10 +149,25 @@ def best_segmentation(
                     continue
                 now = 1 if (seen or not choice.optional) else 0
                 candidate = prefix + [choice]
+                if bound is not None:
+                    rest, budget = bound
+                    if round(segmentation_key(candidate)[0] + rest[j], _ROUND) > budget:
+                        continue
                 current = best[j][now]
-                if current is None or segmentation_key(candidate) < segmentation_key(current):
+                if current is None or key(candidate) < key(current):
                     best[j][now] = candidate
-    result = best[width][1]
-    if result is None or segmentation_key(result)[0] > max_fpr:
-        return None
-    return result
+    return best[width][1]
+
+
+def _least_rest(width: int, by_end: Mapping[int, list[SegmentChoice]]) -> list[float]:
+    """rest[j]: the least Σ FPR_T of segments covering columns j..width-1 (inf if none do)."""
+    rest = [math.inf] * (width + 1)
+    rest[width] = 0.0
+    by_start: dict[int, list[SegmentChoice]] = {}
+    for choices in by_end.values():
+        for c in choices:
+            by_start.setdefault(c.start, []).append(c)
+    for j in range(width - 1, -1, -1):
+        for c in by_start.get(j, ()):
+            rest[j] = min(rest[j], c.hypothesis.fpr + rest[c.end + 1])
+    return rest

@@ -53,11 +53,16 @@ class Hypothesis:
         the training texts, once ``solve`` chooses.
     cov
         Cov_T, corpus columns matching (Eq. 7).
+    level
+        Specificity: the sum of its options' levels (depth below the roots)
+        in the hierarchy; 0 for a pattern of roots and for a literal
+        separator.
     """
 
     pattern: str
     fpr: float
     cov: int
+    level: int = 0
 
 
 class _Coded(NamedTuple):
@@ -207,7 +212,7 @@ class SegmentSpace:
         pattern, then the smaller FPR_T.
         """
         feasible = [
-            Hypothesis(p, st.fpr, st.cov)
+            Hypothesis(p, st.fpr, st.cov, self.level[p])
             for p, st in self.found.items()
             if st.cov >= min_cov and st.fpr <= max_fpr
         ]

@@ -1,11 +1,19 @@
-"""The vertical-cut DP equals brute force over all segmentations (Eq. 8-11)."""
+"""The vertical-cut DP equals brute force over all segmentations (Eq. 8-11).
+
+With a slack, it stays within its FPR budget and is never less specific.
+"""
 
 import itertools
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from autovalidate.solver.dp import SegmentChoice, best_segmentation, segmentation_key
+from autovalidate.solver.dp import (
+    SegmentChoice,
+    best_segmentation,
+    segmentation_key,
+    specificity_key,
+)
 from autovalidate.solver.search import Hypothesis
 
 
@@ -19,8 +27,10 @@ def instances(draw):
             if draw(st.booleans()):
                 fpr = draw(st.sampled_from([0.0, 0.001, 0.01, 0.02, 0.05, 0.1, 0.3]))
                 cov = draw(st.integers(1, 50))
+                level = draw(st.integers(0, 4 * (e - s + 1)))
                 optional = draw(st.booleans()) if draw(st.integers(0, 4)) == 0 else False
-                choices[(s, e)] = SegmentChoice(s, e, Hypothesis(f"p{s}_{e}", fpr, cov), optional)
+                hypothesis = Hypothesis(f"p{s}_{e}", fpr, cov, level)
+                choices[(s, e)] = SegmentChoice(s, e, hypothesis, optional)
     r = draw(st.sampled_from([0.0, 0.02, 0.1, 1.0]))
     return width, choices, r
 
@@ -57,3 +67,41 @@ def test_dp_equals_brute_force(instance):
         assert segmentation_key(got) == segmentation_key(want)
         assert got[0].start == 0 and got[-1].end == width - 1
         assert all(a.end + 1 == b.start for a, b in zip(got, got[1:], strict=False))
+
+
+def _valid(segs, width):
+    assert segs[0].start == 0 and segs[-1].end == width - 1
+    assert all(a.end + 1 == b.start for a, b in zip(segs, segs[1:], strict=False))
+    assert not all(s.optional for s in segs)
+
+
+@settings(max_examples=300, deadline=None)
+@given(instances(), st.sampled_from([0.0, 0.001, 0.01, 0.05, 0.2]))
+def test_the_slack_stays_within_its_budget_and_is_never_less_specific(instance, slack):
+    width, choices, r = instance
+    least = best_segmentation(width, choices, max_fpr=r)
+    got = best_segmentation(width, choices, max_fpr=r, slack=slack)
+    if least is None:
+        assert got is None
+        return
+    assert got is not None
+    _valid(got, width)
+    fpr = segmentation_key(got)[0]
+    assert fpr <= min(r, segmentation_key(least)[0] + slack) + 1e-12
+    assert specificity_key(got) <= specificity_key(least)  # -level first: at least as deep
+    if slack == 0.0:
+        assert got == least
+
+
+def test_the_slack_prefers_the_deeper_segmentation_of_a_guid_part():
+    loose = Hypothesis("<alphanum>+-", 0.00007, 18, 0)
+    tight = Hypothesis("<hex-lower>{8}", 0.0003, 170, 2)
+    choices = {
+        (0, 1): SegmentChoice(0, 1, loose),
+        (0, 0): SegmentChoice(0, 0, tight),
+        (1, 1): SegmentChoice(1, 1, Hypothesis("-", 0.0, 0)),
+    }
+    assert best_segmentation(2, choices, max_fpr=0.15) == [choices[(0, 1)]]
+    deeper = best_segmentation(2, choices, max_fpr=0.15, slack=0.01)
+    assert deeper == [choices[(0, 0)], choices[(1, 1)]]
+    assert best_segmentation(2, choices, max_fpr=0.15, slack=0.0001) == [choices[(0, 1)]]

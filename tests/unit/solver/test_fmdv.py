@@ -88,6 +88,8 @@ def test_parameters_are_checked(small_index):
         solve(["a"], small_index, params=SolverParams(theta=1.0))
     with pytest.raises(ParameterError):
         solve(["a"], small_index, params=SolverParams(objective="recall"))
+    with pytest.raises(ParameterError, match="fpr_slack"):
+        solve(["a"], small_index, params=SolverParams(fpr_slack=-0.01))
 
 
 def test_a_column_of_two_formats_gets_a_bounded_disjunction(small_index):
