@@ -11,6 +11,11 @@ Ties (equal sums, common when many patterns have FPR_T = 0 in a small corpus)
 go to fewer segments (a pattern the corpus has seen as a whole is better
 evidence than a concatenation of parts), then to the smaller total coverage
 (the more specific patterns, as for a single segment).
+
+With a slack ε, a second pass takes, among the segmentations whose sum is
+within ε of the least (and within r), the most specific one: the deepest sum
+of hierarchy levels (:func:`specificity_key`). The solver's default ε is
+0.03 (:class:`~autovalidate.solver.fmdv.SolverParams`).
 """
 
 from __future__ import annotations
