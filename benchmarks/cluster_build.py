@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -47,6 +46,7 @@ sys.path.insert(0, str(ROOT))
 
 from autovalidate.index.schema import PATTERN_COLUMNS, read_metadata  # noqa: E402
 from benchmarks import scale_lake  # noqa: E402
+from benchmarks.avbench.report import commit, machine  # noqa: E402
 from benchmarks.scale_build import descendants, dir_bytes  # noqa: E402
 from tests.cluster_support import StandaloneCluster, spark_home, submit_command  # noqa: E402
 
@@ -55,15 +55,6 @@ WORK = ROOT / "benchmarks" / "work" / "scale"
 RESULTS = ROOT / "benchmarks" / "results"
 JOB = ROOT / "index_jobs" / "build_index.py"
 PARTITIONS = 32  # the job's default on 2 cores: 16 tasks per core
-
-
-def _commit() -> dict[str, Any]:
-    def git(*args: str) -> str:
-        return subprocess.run(
-            ["git", *args], cwd=ROOT, capture_output=True, text=True, check=True
-        ).stdout.strip()
-
-    return {"sha": git("rev-parse", "HEAD"), "dirty": bool(git("status", "--porcelain"))}
 
 
 class TreeCpu:
@@ -224,11 +215,8 @@ def run(base: Path, factors: Sequence[int], seed: int) -> dict[str, Any]:
             cluster.stop()
             leftovers = cluster.leftovers()
     return {
-        "commit": _commit(),
-        "machine": {
-            "cpus": os.cpu_count(),
-            "processor": platform.processor() or platform.machine(),
-        },
+        "commit": commit(ROOT),
+        "machine": machine(),
         "base": str(base.resolve()),
         "seed": seed,
         "partitions": PARTITIONS,
@@ -247,7 +235,7 @@ def run(base: Path, factors: Sequence[int], seed: int) -> dict[str, Any]:
 
 
 def markdown(report: dict[str, Any]) -> str:
-    commit = report["commit"]
+    sha = report["commit"]
     c = report["cluster"]
     lines = [
         "# The index build on a standalone cluster",
@@ -260,8 +248,8 @@ def markdown(report: dict[str, Any]) -> str:
         "one build each per factor after an untimed warm-up build of each; wall time is the whole "
         "`spark-submit`, JVM start included. CPU: every process of the build, sampled every "
         "0.2 s (the driver JVM, the executors, their Python workers). "
-        f"Commit `{commit['sha'][:12]}`"
-        f"{' (with changes)' if commit['dirty'] else ''}, {report['machine']['cpus']} cores. "
+        f"Commit `{sha['sha'][:12]}`"
+        f"{' (with changes)' if sha['dirty'] else ''}, {report['machine']['cores']} cores. "
         f"Command: `{report['command']}`.",
         "",
         "| factor | master | columns | values | wall (s) | CPU (s) | columns/s | values/s | "
