@@ -64,7 +64,8 @@ DEFAULT_NULL_TOKENS: tuple[str, ...] = tuple(
 )
 #: A value that is empty or only whitespace, fully anchored; the same in
 #: Python ``regex``, Java and RE2.
-_WHITESPACE_BODY = r"[\t\n\x0B\f\r ]*"
+_WHITESPACE_CHARS = "\t\n\x0b\f\r "
+_WHITESPACE_BODY = "[" + literal_regex(_WHITESPACE_CHARS) + "]*"
 WHITESPACE_REGEX = rf"\A(?:{_WHITESPACE_BODY})\z"
 _WHITESPACE = regex.compile(WHITESPACE_REGEX)
 
@@ -108,7 +109,8 @@ def may_match_missing(pattern_regex: str, null_tokens: Iterable[str] = DEFAULT_N
     and no text of whitespace only, because the pattern cannot even begin
     with a whitespace character (``regex`` partial matching). A value that
     matches such a pattern is then present, and an engine can count the
-    missing values among the failing ones only.
+    missing values among the failing ones only. A regex Python's ``regex``
+    cannot compile (one written for an engine only) gets True.
 
     Parameters
     ----------
@@ -117,9 +119,6 @@ def may_match_missing(pattern_regex: str, null_tokens: Iterable[str] = DEFAULT_N
         :class:`~autovalidate.pattern_constraint.PatternConstraint`'s).
     null_tokens
         The texts that mean "missing".
-
-    A regex Python's ``regex`` cannot compile (one written for an engine
-    only) gets True.
     """
     return _may_match_missing(pattern_regex, tuple(sorted(set(null_tokens))))
 
@@ -132,4 +131,4 @@ def _may_match_missing(pattern_regex: str, null_tokens: tuple[str, ...]) -> bool
         return True
     if any(compiled.fullmatch(t) for t in (*null_tokens, "")):
         return True
-    return any(compiled.fullmatch(ch, partial=True) for ch in "\t\n\x0b\f\r ")
+    return any(compiled.fullmatch(ch, partial=True) for ch in _WHITESPACE_CHARS)

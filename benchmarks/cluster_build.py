@@ -39,14 +39,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import duckdb
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from autovalidate.index.schema import PATTERN_COLUMNS, read_metadata  # noqa: E402
+from autovalidate.index.schema import read_metadata  # noqa: E402
 from benchmarks import scale_lake  # noqa: E402
 from benchmarks.avbench.report import commit, machine  # noqa: E402
+from benchmarks.index_merge import differing_patterns  # noqa: E402
 from benchmarks.scale_build import descendants, dir_bytes  # noqa: E402
 from tests.cluster_support import StandaloneCluster, spark_home, submit_command  # noqa: E402
 
@@ -131,36 +130,12 @@ def build(master: str, lake: Path, out: Path, cluster: StandaloneCluster) -> dic
         "master": master,
         "wall_seconds": round(wall, 2),
         "cpu_seconds": round(cpu.seconds, 2),
-        "patterns": _patterns(out),
+        "patterns": meta.patterns,
         "index_bytes": dir_bytes(out),
         "build": meta.build,
         "load_before": round(load_before, 2),
         "load_after": round(os.getloadavg()[0], 2),
     }
-
-
-def _patterns(index: Path) -> int:
-    with duckdb.connect() as con:
-        rows = con.execute(
-            f"SELECT count(*) FROM read_parquet('{index}/patterns/*.parquet')"
-        ).fetchall()
-    return int(rows[0][0])
-
-
-def differing_patterns(a: Path, b: Path) -> int:
-    """Patterns one index lacks, or whose sums differ (counts exactly, fractions by > 1e-9)."""
-    differs = " OR ".join(
-        f"abs(x.{c} - y.{c}) > 1e-9" if t == "DOUBLE" else f"x.{c} <> y.{c}"
-        for c, t in PATTERN_COLUMNS.items()
-        if c != "pattern"
-    )
-    with duckdb.connect() as con:
-        rows = con.execute(
-            f"SELECT count(*) FROM read_parquet('{a}/patterns/*.parquet') x "
-            f"FULL OUTER JOIN read_parquet('{b}/patterns/*.parquet') y USING (pattern) "
-            f"WHERE x.pattern IS NULL OR y.pattern IS NULL OR {differs}"
-        ).fetchall()
-    return int(rows[0][0])
 
 
 def run(base: Path, factors: Sequence[int], seed: int) -> dict[str, Any]:
