@@ -8,6 +8,7 @@ Plain values, with no storage behind them: the index reader
 
 from __future__ import annotations
 
+import bisect
 import functools
 import math
 from typing import NamedTuple
@@ -105,21 +106,26 @@ class FprPrior(NamedTuple):
             A fraction in [0, 1].
         """
         moments = _beta_table(self.mean, self.strength)
-        at_zero = self._at(stats.fpr * stats.cov, stats.cov, moments[0])
         if n <= 0 or not stats.conditional:
-            return at_zero
-        n0, e0 = 0, at_zero
-        for size, (pure, imp), beta in zip(
-            CONDITION_SIZES, stats.conditional, moments[1:], strict=True
-        ):
-            e1 = self._at(imp, pure, beta)
-            if size >= n:
-                if size == n:
-                    return e1
-                t = (math.log1p(n) - math.log1p(n0)) / (math.log1p(size) - math.log1p(n0))
-                return e0 + t * (e1 - e0)
-            n0, e0 = size, e1
-        return e0  # above the largest size: that size's estimate
+            return self._at(stats.fpr * stats.cov, stats.cov, moments[0])
+        # the sizes around n: the estimate at each, interpolated between the two
+        upper = bisect.bisect_left(CONDITION_SIZES, n)
+        if upper == len(CONDITION_SIZES):  # above the largest size: that size's estimate
+            pure, imp = stats.conditional[-1]
+            return self._at(imp, pure, moments[-1])
+        pure, imp = stats.conditional[upper]
+        e1 = self._at(imp, pure, moments[upper + 1])
+        size = CONDITION_SIZES[upper]
+        if size == n:
+            return e1
+        if upper == 0:
+            n0, e0 = 0, self._at(stats.fpr * stats.cov, stats.cov, moments[0])
+        else:
+            n0 = CONDITION_SIZES[upper - 1]
+            pure, imp = stats.conditional[upper - 1]
+            e0 = self._at(imp, pure, moments[upper])
+        t = (math.log1p(n) - math.log1p(n0)) / (math.log1p(size) - math.log1p(n0))
+        return e0 + t * (e1 - e0)
 
     def futile_below(self, n: int, max_fpr: float) -> float:
         """A coverage below which a pattern and all its specializations exceed ``max_fpr``.

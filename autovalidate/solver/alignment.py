@@ -25,6 +25,8 @@ from functools import cache
 __all__ = ["Alignment", "align", "token_class"]
 
 _GAP = -1.0
+#: The moves of the alignment DP (small ints: compared once per cell).
+_DIAG, _UP, _LEFT = 0, 1, 2
 
 
 def token_class(kind: str, text: str) -> str:
@@ -101,100 +103,135 @@ def align(sequences: Sequence[Sequence[str]], weights: Sequence[int] | None = No
     weights = list(weights) if weights is not None else [1] * n
     order = sorted(range(n), key=lambda i: (-weights[i], i))
     first = order[0]
-    profile: list[Counter[str]] = [Counter({c: weights[first]}) for c in sequences[first]]
-    # rows[i] = column -> token index, for sequences aligned so far
-    rows: dict[int, list[int | None]] = {first: list(range(len(sequences[first])))}
+    profile = [_Column() for _ in sequences[first]]
+    for column, cls in zip(profile, sequences[first], strict=True):
+        column.add(cls, weights[first])
+    # every profile column keeps the id it was opened with, and each sequence
+    # records the ids of its tokens' columns: inserting a column then leaves
+    # the sequences aligned so far as they are (rewriting them all at every
+    # insertion cost O(n^2 width), more than the alignments themselves)
+    ids = list(range(len(profile)))
+    next_id = len(ids)
+    columns_of: dict[int, list[int]] = {first: list(ids)}
     for idx in order[1:]:
         seq = sequences[idx]
-        mapping, inserted = _align_to_profile(profile, seq)
-        # open new profile columns where the sequence has tokens the profile lacks
-        new_profile: list[Counter[str]] = []
-        column_of_old: list[int] = []
-        seq_cols: list[int | None] = []
-        for kind, ref in mapping:
+        mapping = _align_to_profile(profile, seq)
+        new_profile: list[_Column] = []
+        new_ids: list[int] = []
+        seq_columns: list[int] = []
+        for kind, (ref, tok) in mapping:
             if kind == "col":
-                column_of_old.append(len(new_profile))
-                new_profile.append(profile[ref[0]])
-                seq_cols.append(ref[1])
-            else:  # insert a new column for sequence token ref[1]
-                new_profile.append(Counter())
-                seq_cols.append(ref[1])
-        for i, tok in enumerate(seq_cols):
+                column = profile[ref]
+                new_ids.append(ids[ref])
+            else:  # open a new profile column for a token the profile lacks
+                column = _Column()
+                new_ids.append(next_id)
+                next_id += 1
+            new_profile.append(column)
             if tok is not None:
-                new_profile[i][seq[tok]] += weights[idx]
-        if inserted:  # without new columns every old column keeps its place: rows stay as they are
-            for key, cols in rows.items():
-                widened: list[int | None] = [None] * len(new_profile)
-                for old_col, tok in enumerate(cols):
-                    widened[column_of_old[old_col]] = tok
-                rows[key] = widened
-        rows[idx] = seq_cols
-        profile = new_profile
+                column.add(seq[tok], weights[idx])
+                seq_columns.append(new_ids[-1])
+        columns_of[idx] = seq_columns
+        profile, ids = new_profile, new_ids
     width = len(profile)
-    return Alignment(width, tuple(tuple(rows[i]) for i in range(n)))
+    place = {column_id: c for c, column_id in enumerate(ids)}
+    positions = []
+    for i in range(n):
+        row: list[int | None] = [None] * width
+        for tok, column_id in enumerate(columns_of[i]):
+            row[place[column_id]] = tok
+        positions.append(tuple(row))
+    return Alignment(width, tuple(positions))
 
 
-def _column_scores(column: Counter[str], classes: set[str]) -> dict[str, float]:
-    """Each class's score against a profile column: the weighted mean of its pair scores."""
-    total = sum(column.values())
-    if total == 0:
-        return dict.fromkeys(classes, 0.0)
-    items = list(column.items())
-    return {cls: sum(_pair_score(c, cls) * w for c, w in items) / total for cls in classes}
+class _Column:
+    """A profile column: the weighted classes aligned there, and the scores asked of it.
+
+    A column is scored again by every later sequence, and most sequences add
+    nothing to most columns, so a class's score is kept until the column changes.
+    """
+
+    __slots__ = ("counts", "scores")
+
+    def __init__(self) -> None:
+        self.counts: Counter[str] = Counter()
+        self.scores: dict[str, float] = {}
+
+    def add(self, cls: str, weight: int) -> None:
+        self.counts[cls] += weight
+        self.scores.clear()
+
+    def scored(self, classes: set[str]) -> dict[str, float]:
+        """Each class's score against the column: the weighted mean of its pair scores."""
+        scores = self.scores
+        if not classes <= scores.keys():
+            total = sum(self.counts.values())
+            items = list(self.counts.items())
+            for cls in classes - scores.keys():
+                scores[cls] = sum(_pair_score(c, cls) * w for c, w in items) / total
+        return scores
 
 
 def _align_to_profile(
-    profile: list[Counter[str]], seq: Sequence[str]
-) -> tuple[list[tuple[str, tuple[int, int | None]]], int]:
+    profile: list[_Column], seq: Sequence[str]
+) -> list[tuple[str, tuple[int, int | None]]]:
     """Needleman-Wunsch of ``seq`` against ``profile``; ties leave gaps at the end.
 
     Returns the merged column list, each ``("col", (profile_col, token or None))``
-    or ``("new", (-1, token))``, and the number of inserted columns.  The DP
-    runs on the reversed sequences, so that among equally good alignments the
-    leading tokens are matched and the gaps trail (``12:30`` under
-    ``12:30:45`` is missing its last two tokens, not its first two).
+    or ``("new", (-1, token))``.  The DP runs on the reversed sequences, so
+    that among equally good alignments the leading tokens are matched and the
+    gaps trail (``12:30`` under ``12:30:45`` is missing its last two tokens,
+    not its first two).
     """
     p, s = len(profile), len(seq)
     profile = profile[::-1]
     seq = seq[::-1]
     # each profile column is scored once per distinct class of the sequence
     classes = set(seq)
-    column_scores = [_column_scores(col, classes) for col in profile]
+    column_scores = [col.scored(classes) for col in profile]
     score = [[0.0] * (s + 1) for _ in range(p + 1)]
-    move = [[""] * (s + 1) for _ in range(p + 1)]
+    move = [[_DIAG] * (s + 1) for _ in range(p + 1)]
     for i in range(1, p + 1):
         score[i][0] = score[i - 1][0] + _GAP
-        move[i][0] = "up"
+        move[i][0] = _UP
     for j in range(1, s + 1):
         score[0][j] = score[0][j - 1] + _GAP
-        move[0][j] = "left"
+        move[0][j] = _LEFT
     for i in range(1, p + 1):
-        # the same recurrence, on local names: this loop is most of suggest's time on long values
+        # the recurrence max(diag, up, left), ties to diag then up, written out on
+        # local names with the previous cell carried in ``best``: this loop is most of
+        # suggest's time on long values, and the builtin max() call doubled its cost
         col_score = column_scores[i - 1]
         above, here, moves = score[i - 1], score[i], move[i]
         token_scores = [col_score[cls] for cls in seq]
+        best = here[0]
         for j in range(1, s + 1):
             diag = above[j - 1] + token_scores[j - 1]
             up = above[j] + _GAP  # profile column without a token of seq
-            left = here[j - 1] + _GAP  # token of seq in a new column
-            best = max(diag, up, left)
+            best += _GAP  # left: token of seq in a new column
+            if diag >= up and diag >= best:
+                best = diag
+                moves[j] = _DIAG
+            elif up >= best:
+                best = up
+                moves[j] = _UP
+            else:
+                moves[j] = _LEFT
             here[j] = best
-            moves[j] = "diag" if best == diag else "up" if best == up else "left"
     out: list[tuple[str, tuple[int, int | None]]] = []
-    i, j, inserted = p, s, 0
+    i, j = p, s
     while i > 0 or j > 0:
         m = move[i][j]
-        if m == "diag":
+        if m == _DIAG:
             out.append(("col", (i - 1, j - 1)))
             i, j = i - 1, j - 1
-        elif m == "up":
+        elif m == _UP:
             out.append(("col", (i - 1, None)))
             i -= 1
         else:
             out.append(("new", (-1, j - 1)))
-            inserted += 1
             j -= 1
     # the walk from the end of the reversed sequences is the original order
     return [
         (k, (p - 1 - c if c >= 0 else -1, None if t is None else s - 1 - t)) for k, (c, t) in out
-    ], inserted
+    ]

@@ -50,6 +50,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+import numpy as np
+
 from autovalidate.errors import ParameterError
 from autovalidate.index.stats import PatternStats
 from autovalidate.patterns.enumeration import MAX_TAU
@@ -301,10 +303,15 @@ def solve(
     counts = Counter(values)
     if not counts:
         return None
-    single = _solve_format(counts, index, method, params)
-    if single is not None or params.max_branches < 2:
-        return single
-    return _solve_formats(counts, index, method, params)
+    # the solver allocates some 10^4-10^5 short-lived, acyclic objects (tokens,
+    # slots, keys, statistics); the cycle collections they trigger scan every
+    # object of the caller's process too, which in a process holding much data
+    # (AV-bench holds the lake's test values) cost as much as the solve itself
+    with _no_cyclic_gc():
+        single = _solve_format(counts, index, method, params)
+        if single is not None or params.max_branches < 2:
+            return single
+        return _solve_formats(counts, index, method, params)
 
 
 def _format_key(value: str) -> str:
@@ -380,8 +387,15 @@ def _solve_format(
     spaces: list[SegmentSpace] = []
     evidence: list[int] = []  # per space, n of the FPR_T estimate
     prior = index.prior
+    slots_of: dict[frozenset[Token], Any] = {}
     for variant in variants:
-        _plan(variant, tau=params.tau, alignment=alignment, signatures=signatures)
+        _plan(
+            variant,
+            tau=params.tau,
+            alignment=alignment,
+            signatures=signatures,
+            slots_of=slots_of,
+        )
         for key, (space, _) in variant.segments.items():
             # the retained texts of a segment all match each of its hypotheses;
             # the first text is what made them hypotheses, the others are evidence
@@ -469,7 +483,8 @@ def _no_cyclic_gc() -> Iterator[None]:
     """Pause the cycle collector while building many acyclic tuples.
 
     Allocating 10^6 rows of tuples would run it over every live object again
-    and again: half the time of :func:`_rows` at 10^6 values.
+    and again: half the time of :func:`_rows` at 10^6 values. Nests: only
+    the outermost pause resumes the collector, and only if it was running.
     """
     was_enabled = gc.isenabled()
     gc.disable()
@@ -579,12 +594,23 @@ def _plan(
     tau: int,
     alignment: Alignment | None,
     signatures: list[tuple[str, ...]],
+    slots_of: dict[frozenset[Token], Any] | None = None,
 ) -> None:
     """The hypothesis spaces of a retained set: one per admissible segment.
 
     ``alignment`` aligns ``signatures`` (all of them, heaviest first) for the
     vertical-cut methods; ``None`` plans a single whole-column segment.
+    ``slots_of`` keeps :func:`position_slot` by the distinct tokens of an
+    aligned column, for the retained sets of one column to share (they differ
+    by a few rare values, so most of their columns hold the same tokens).
     """
+    memo: dict[frozenset[Token], Any] = {} if slots_of is None else slots_of
+
+    def slot_of(tokens: frozenset[Token]) -> Any:
+        if tokens not in memo:
+            memo[tokens] = position_slot(tokens)
+        return memo[tokens]
+
     rows = variant.rows
     if alignment is None:
         lengths = {len(r.value_tokens) for r in rows}
@@ -621,37 +647,41 @@ def _plan(
             tokens_of[sig] = [frozenset() if i is None else at[i] for i in position_of[sig]]
         del by_signature
     sigs = list(tokens_of)
+    # A segment [s, e] is admissible when every signature has a token in all
+    # of its columns or in none; ``here`` are those with all. Counted for every
+    # segment at once from prefix sums of the signatures' filled columns (a
+    # loop over signatures per segment was most of the planning of long values).
+    width = alignment.width
+    filled = np.array([[i is not None for i in position_of[sig]] for sig in sigs], np.int32)
+    ends = np.zeros((len(sigs), width + 1), np.int32)
+    np.cumsum(filled, axis=1, out=ends[:, 1:])
+    full, valid, anywhere, absent = [], [], [], []  # by span e - s, then start s
+    for length in range(1, min(tau, width) + 1):
+        count = ends[:, length:] - ends[:, :-length]
+        full.append(count == length)
+        empty = count == 0
+        valid.append((full[-1] | empty).all(axis=0).tolist())
+        anywhere.append(full[-1].any(axis=0).tolist())
+        absent.append(empty.any(axis=0).tolist())
     union: dict[tuple[int, tuple[int, ...]], frozenset[Token]] = {}
     slots: dict[tuple[int, tuple[int, ...]], Any] = {}
-    for s in range(alignment.width):
-        for e in range(s, min(alignment.width, s + tau)):
-            here: list[int] = []  # signatures with tokens in every column of [s, e]
-            absent = False
-            valid = True
-            for j, sig in enumerate(sigs):
-                cols = position_of[sig][s : e + 1]
-                filled = len(cols) - cols.count(None)  # columns with a token
-                if not filled:
-                    absent = True
-                elif filled != len(cols):
-                    valid = False
-                    break
-                else:
-                    here.append(j)
-            if not valid:
+    for s in range(width):
+        for e in range(s, min(width, s + tau)):
+            span = e - s
+            if not valid[span][s]:
                 break  # a value with some of [s, e] has some of every longer segment too
-            if not here:
+            if not anywhere[span][s]:
                 continue
-            key = tuple(here)
+            key = tuple(np.flatnonzero(full[span][:, s]).tolist())
             for c in range(s, e + 1):
                 if (c, key) not in union:
-                    union[(c, key)] = frozenset().union(*(tokens_of[sigs[j]][c] for j in here))
-                    slots[(c, key)] = position_slot(union[(c, key)])
-            if not absent and all(len(union[(c, key)]) == 1 for c in range(s, e + 1)):
+                    union[(c, key)] = frozenset().union(*(tokens_of[sigs[j]][c] for j in key))
+                    slots[(c, key)] = slot_of(union[(c, key)])
+            if not absent[span][s] and all(len(union[(c, key)]) == 1 for c in range(s, e + 1)):
                 only = [next(iter(union[(c, key)])) for c in range(s, e + 1)]
                 if all(t.kind == "S" for t in only):
                     variant.delimiters[(s, e)] = escape_literal("".join(t.text for t in only))
             segment_slots = [slots[(c, key)] for c in range(s, e + 1)]
             if all(slot is not None for slot in segment_slots):
-                variant.segments[(s, e)] = (SegmentSpace(segment_slots), absent)
+                variant.segments[(s, e)] = (SegmentSpace(segment_slots), absent[span][s])
                 variant.evidence[(s, e)] = _evidence(union[(c, key)] for c in range(s, e + 1))

@@ -224,7 +224,12 @@ class SegmentSpace:
 
 
 class _TopDown:
-    """The level-wise (Apriori) search of one large space, on node numbers."""
+    """The level-wise (Apriori) search of one large space, on node numbers.
+
+    A node of the frontier carries its digits (one option per slot) and its
+    level, so that a child, which differs from its parent at one slot, gets
+    both by one step instead of being decoded from its number.
+    """
 
     def __init__(self, space: SegmentSpace) -> None:
         self.space = space
@@ -232,23 +237,19 @@ class _TopDown:
         self.radix = [len(c.names) for c in self.coded]
         # mixed radix, the last slot fastest (the order of SegmentSpace.all_patterns)
         self.strides = [math.prod(self.radix[q + 1 :]) for q in range(len(self.radix))]
-        self.frontier: set[int] = {
-            sum(o * st for o, st in zip(node, self.strides, strict=True))
-            for node in itertools.product(*(c.roots for c in self.coded))
-        }
+        #: node -> (its digits, its level)
+        self.frontier: dict[int, tuple[list[int], int]] = {}
+        for digits in itertools.product(*(c.roots for c in self.coded)):
+            node = sum(o * st for o, st in zip(digits, self.strides, strict=True))
+            level = sum(c.levels[d] for c, d in zip(self.coded, digits, strict=True))
+            self.frontier[node] = (list(digits), level)
         self.asked = set(self.frontier)
-
-    def digits(self, node: int) -> list[int]:
-        return [(node // st) % r for st, r in zip(self.strides, self.radix, strict=True)]
 
     def key(self, digits: list[int]) -> str:
         return "".join([c.names[d] for c, d in zip(self.coded, digits, strict=True)])
 
-    def level(self, digits: list[int]) -> int:
-        return sum([c.levels[d] for c, d in zip(self.coded, digits, strict=True)])
-
-    def children(self, live: dict[int, list[int]]) -> set[int]:
-        """The immediate specializations of live nodes (node -> its digits) not asked yet.
+    def children(self, live: dict[int, tuple[list[int], int]]) -> dict[int, tuple[list[int], int]]:
+        """The immediate specializations of live nodes (node -> digits, level) not asked yet.
 
         No check that their other generalizations are alive: nearly every
         child of a live node is in the index, so the check would cost more
@@ -256,16 +257,19 @@ class _TopDown:
         generalization is absent itself (Cov_T only falls), which the
         lookup tells.
         """
-        out: set[int] = set()
+        out: dict[int, tuple[list[int], int]] = {}
         asked, strides, coded = self.asked, self.strides, self.coded
-        for node, digits in live.items():
+        for node, (digits, level) in live.items():
             for pos, d in enumerate(digits):
                 step = strides[pos]
-                for c in coded[pos].children[d]:
+                options = coded[pos]
+                for c in options.children[d]:
                     child = node + (c - d) * step
-                    if child not in asked:
-                        out.add(child)
-        asked |= out
+                    if child not in asked and child not in out:
+                        child_digits = digits.copy()
+                        child_digits[pos] = c
+                        out[child] = (child_digits, level - options.levels[d] + options.levels[c])
+        asked.update(out)
         return out
 
 
@@ -301,8 +305,8 @@ def search(spaces: Sequence[SegmentSpace], index: PatternLookup, *, min_cov: int
     batch: list[str] = [p for space in whole for p in space.all_patterns()]
     rounds = 0
     while True:
-        asked = [(t, node, t.digits(node)) for t in top_down for node in t.frontier]
-        keys = [t.key(digits) for t, _, digits in asked]
+        asked = [(t, node, known) for t in top_down for node, known in t.frontier.items()]
+        keys = [t.key(known[0]) for t, _, known in asked]
         batch.extend(keys)
         if not batch:
             break
@@ -315,13 +319,13 @@ def search(spaces: Sequence[SegmentSpace], index: PatternLookup, *, min_cov: int
                 if st is not None:
                     space._record(pattern, st, level)
         whole = []
-        live: dict[int, dict[int, list[int]]] = {id(t): {} for t in top_down}
-        for (t, node, digits), pattern in zip(asked, keys, strict=True):
+        live: dict[int, dict[int, tuple[list[int], int]]] = {id(t): {} for t in top_down}
+        for (t, node, known), pattern in zip(asked, keys, strict=True):
             st = stats.get(pattern)
             if st is not None:
-                t.space._record(pattern, st, t.level(digits))
+                t.space._record(pattern, st, known[1])
                 if st.cov >= min_cov and st.cov >= t.space.futile_below:
-                    live[id(t)][node] = digits
+                    live[id(t)][node] = known
         for t in top_down:
             t.frontier = t.children(live[id(t)])
         batch = []
