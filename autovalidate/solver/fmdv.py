@@ -387,16 +387,14 @@ def _solve_format(
     spaces: list[SegmentSpace] = []
     evidence: list[int] = []  # per space, n of the FPR_T estimate
     prior = index.prior
-    slots_of: dict[frozenset[Token], Any] = {}
+    memo = _PlanMemo()
+    planned: set[int] = set()
     for variant in variants:
-        _plan(
-            variant,
-            tau=params.tau,
-            alignment=alignment,
-            signatures=signatures,
-            slots_of=slots_of,
-        )
+        _plan(variant, tau=params.tau, alignment=alignment, signatures=signatures, memo=memo)
         for key, (space, _) in variant.segments.items():
+            if id(space) in planned:  # a segment another retained set has too
+                continue
+            planned.add(id(space))
             # the retained texts of a segment all match each of its hypotheses;
             # the first text is what made them hypotheses, the others are evidence
             n = max(0, variant.evidence[key] - 1) if params.condition else 0
@@ -588,29 +586,49 @@ def _has_constant(pattern: str) -> bool:
     return any(ch.isalnum() for ch in _CLASS_ELEMENT.sub("", pattern))
 
 
+@dataclass
+class _PlanMemo:
+    """What the retained sets of one column share when they are planned.
+
+    They differ by a few rare values, so most of their aligned columns hold
+    the same tokens (the same :func:`position_slot`), and most of their
+    segments are the same space: searched once, not once per retained set.
+    """
+
+    slots: dict[frozenset[Token], Any] = field(default_factory=dict)
+    spaces: dict[tuple[frozenset[Token], ...], SegmentSpace | None] = field(default_factory=dict)
+
+    def slot(self, tokens: frozenset[Token]) -> Any:
+        """:func:`position_slot` of the distinct tokens of an aligned column."""
+        if tokens not in self.slots:
+            self.slots[tokens] = position_slot(tokens)
+        return self.slots[tokens]
+
+    def space(self, columns: tuple[frozenset[Token], ...]) -> SegmentSpace | None:
+        """The space of a segment, by the distinct tokens of its columns; None if empty."""
+        if columns not in self.spaces:
+            slots = [self.slot(tokens) for tokens in columns]
+            self.spaces[columns] = (
+                None if any(slot is None for slot in slots) else SegmentSpace(slots)
+            )
+        return self.spaces[columns]
+
+
 def _plan(
     variant: _Variant,
     *,
     tau: int,
     alignment: Alignment | None,
     signatures: list[tuple[str, ...]],
-    slots_of: dict[frozenset[Token], Any] | None = None,
+    memo: _PlanMemo | None = None,
 ) -> None:
     """The hypothesis spaces of a retained set: one per admissible segment.
 
     ``alignment`` aligns ``signatures`` (all of them, heaviest first) for the
     vertical-cut methods; ``None`` plans a single whole-column segment.
-    ``slots_of`` keeps :func:`position_slot` by the distinct tokens of an
-    aligned column, for the retained sets of one column to share (they differ
-    by a few rare values, so most of their columns hold the same tokens).
+    ``memo`` holds what the retained sets of one column share.
     """
-    memo: dict[frozenset[Token], Any] = {} if slots_of is None else slots_of
-
-    def slot_of(tokens: frozenset[Token]) -> Any:
-        if tokens not in memo:
-            memo[tokens] = position_slot(tokens)
-        return memo[tokens]
-
+    memo = memo if memo is not None else _PlanMemo()
     rows = variant.rows
     if alignment is None:
         lengths = {len(r.value_tokens) for r in rows}
@@ -664,7 +682,6 @@ def _plan(
         anywhere.append(full[-1].any(axis=0).tolist())
         absent.append(empty.any(axis=0).tolist())
     union: dict[tuple[int, tuple[int, ...]], frozenset[Token]] = {}
-    slots: dict[tuple[int, tuple[int, ...]], Any] = {}
     for s in range(width):
         for e in range(s, min(width, s + tau)):
             span = e - s
@@ -676,12 +693,11 @@ def _plan(
             for c in range(s, e + 1):
                 if (c, key) not in union:
                     union[(c, key)] = frozenset().union(*(tokens_of[sigs[j]][c] for j in key))
-                    slots[(c, key)] = slot_of(union[(c, key)])
             if not absent[span][s] and all(len(union[(c, key)]) == 1 for c in range(s, e + 1)):
                 only = [next(iter(union[(c, key)])) for c in range(s, e + 1)]
                 if all(t.kind == "S" for t in only):
                     variant.delimiters[(s, e)] = escape_literal("".join(t.text for t in only))
-            segment_slots = [slots[(c, key)] for c in range(s, e + 1)]
-            if all(slot is not None for slot in segment_slots):
-                variant.segments[(s, e)] = (SegmentSpace(segment_slots), absent[span][s])
+            space = memo.space(tuple(union[(c, key)] for c in range(s, e + 1)))
+            if space is not None:
+                variant.segments[(s, e)] = (space, absent[span][s])
                 variant.evidence[(s, e)] = _evidence(union[(c, key)] for c in range(s, e + 1))
