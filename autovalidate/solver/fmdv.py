@@ -673,14 +673,16 @@ def _plan(
     filled = np.array([[i is not None for i in position_of[sig]] for sig in sigs], np.int32)
     ends = np.zeros((len(sigs), width + 1), np.int32)
     np.cumsum(filled, axis=1, out=ends[:, 1:])
-    full, valid, anywhere, absent = [], [], [], []  # by span e - s, then start s
-    for length in range(1, min(tau, width) + 1):
-        count = ends[:, length:] - ends[:, :-length]
-        full.append(count == length)
-        empty = count == 0
-        valid.append((full[-1] | empty).all(axis=0).tolist())
-        anywhere.append(full[-1].any(axis=0).tolist())
-        absent.append(empty.any(axis=0).tolist())
+    # count[j, span, s]: the columns of [s, s + span] where signature j has a
+    # token (clipped at the width: the loop below never reads past it)
+    spans = np.arange(min(tau, width))[:, None]
+    starts = np.arange(width)[None, :]
+    count = ends[:, np.minimum(starts + spans + 1, width)] - ends[:, starts]
+    full = count == spans + 1
+    empty = count == 0
+    valid = (full | empty).all(axis=0).tolist()
+    anywhere = full.any(axis=0).tolist()
+    absent = empty.any(axis=0).tolist()
     union: dict[tuple[int, tuple[int, ...]], frozenset[Token]] = {}
     for s in range(width):
         for e in range(s, min(width, s + tau)):
@@ -689,7 +691,7 @@ def _plan(
                 break  # a value with some of [s, e] has some of every longer segment too
             if not anywhere[span][s]:
                 continue
-            key = tuple(np.flatnonzero(full[span][:, s]).tolist())
+            key = tuple(np.flatnonzero(full[:, span, s]).tolist())
             for c in range(s, e + 1):
                 if (c, key) not in union:
                     union[(c, key)] = frozenset().union(*(tokens_of[sigs[j]][c] for j in key))
