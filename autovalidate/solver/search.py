@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import operator
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -244,9 +245,12 @@ class _TopDown:
             level = sum(c.levels[d] for c, d in zip(self.coded, digits, strict=True))
             self.frontier[node] = (list(digits), level)
         self.asked = set(self.frontier)
+        self.names = [c.names for c in self.coded]
+        self.kids = [c.children for c in self.coded]
+        self.levels = [c.levels for c in self.coded]
 
     def key(self, digits: list[int]) -> str:
-        return "".join([c.names[d] for c, d in zip(self.coded, digits, strict=True)])
+        return "".join(map(operator.getitem, self.names, digits))
 
     def children(self, live: dict[int, tuple[list[int], int]]) -> dict[int, tuple[list[int], int]]:
         """The immediate specializations of live nodes (node -> digits, level) not asked yet.
@@ -258,18 +262,18 @@ class _TopDown:
         lookup tells.
         """
         out: dict[int, tuple[list[int], int]] = {}
-        asked, strides, coded = self.asked, self.strides, self.coded
+        asked = self.asked
+        slots = list(enumerate(zip(self.strides, self.kids, self.levels, strict=True)))
         for node, (digits, level) in live.items():
-            for pos, d in enumerate(digits):
-                step = strides[pos]
-                options = coded[pos]
-                for c in options.children[d]:
+            for pos, (step, kids, levels) in slots:
+                d = digits[pos]
+                for c in kids[d]:
                     child = node + (c - d) * step
-                    if child not in asked and child not in out:
+                    if child not in asked:
+                        asked.add(child)
                         child_digits = digits.copy()
                         child_digits[pos] = c
-                        out[child] = (child_digits, level - options.levels[d] + options.levels[c])
-        asked.update(out)
+                        out[child] = (child_digits, level - levels[d] + levels[c])
         return out
 
 
