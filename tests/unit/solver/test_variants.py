@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from autovalidate.patterns.hierarchy import escape_literal
 from autovalidate.patterns.tokens import tokenize
 from autovalidate.solver.alignment import align, token_class
-from autovalidate.solver.fmdv import MAX_VARIANTS, _plan, _Row, _Variant, _variants
+from autovalidate.solver.fmdv import MAX_VARIANTS, _plan, _PlanMemo, _Row, _Variant, _variants
 from autovalidate.solver.fmdv import _rows as fmdv_rows
 from autovalidate.solver.search import SegmentSpace
 
@@ -131,14 +131,22 @@ def test_plan_matches_the_per_row_reference(values, tau):
     for r in rows:
         weights[r.signature] += r.weight
     alignment = align(signatures, [weights[sig] for sig in signatures])
+    memo = _PlanMemo()  # shared by the retained sets, as _solve_format shares it
+    spaces: set[int] = set()
     for variant in variants:
-        fast, slow = (
+        fast, shared, slow = (
+            _Variant(variant.rows, variant.retained),
             _Variant(variant.rows, variant.retained),
             _Variant(variant.rows, variant.retained),
         )
         _plan(fast, tau=tau, alignment=alignment, signatures=signatures)
+        _plan(shared, tau=tau, alignment=alignment, signatures=signatures, memo=memo)
         _reference_plan(slow, tau=tau, alignment=alignment, signatures=signatures)
         assert _shape(fast) == _shape(slow)
+        assert _shape(shared) == _shape(slow)
+        spaces.update(id(space) for space, _ in shared.segments.values())
+    # the retained sets' segments with the same tokens are one space (searched once)
+    assert spaces == {id(space) for space in memo.spaces.values() if space is not None}
 
 
 @settings(max_examples=300, deadline=None)
