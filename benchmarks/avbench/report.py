@@ -175,6 +175,18 @@ def markdown(report: dict[str, Any]) -> str:
                 lines.append(
                     f"| {name} | {o['median_ms']:.1f} | {o['p95_ms']:.1f} | {o['mean_ms']:.1f} |"
                 )
+            best = long.get("best_of")
+            if best:
+                lines.append(
+                    f"| {best['method']}, least of {best['calls']} calls | {best['median_ms']:.1f} "
+                    f"| {best['p95_ms']:.1f} | {best['mean_ms']:.1f} |"
+                )
+                lines += [
+                    "",
+                    "One call per column, in order, as the rows above time it, moves with the "
+                    "machine's noise; the last row takes the least of "
+                    f"{best['calls']} calls per column, the calls going round the columns.",
+                ]
         off = cost.get("offline")
         if off:
             lines += [

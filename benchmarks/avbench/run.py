@@ -271,6 +271,11 @@ def run(cfg: Config) -> dict[str, Any]:
             "methods": {
                 v: _latency([runs[v].per_case_ms[i] for i in longest]) for v in FMDV_VARIANTS
             },
+            "best_of": {
+                "calls": BEST_OF,
+                "method": DEFAULT_VARIANT,
+                **_latency(_best_of(FmdvMethod(DEFAULT_VARIANT, index), longest, cases)),
+            },
         }
         report["cost"] = cost
     report["params"] = {
@@ -332,6 +337,30 @@ def long_values(cases: Sequence[Case], size: int = LONG_VALUES_SIZE) -> list[int
 
     ranked = sorted(range(len(cases)), key=lambda i: (-mean_tokens(cases[i]), i))
     return sorted(ranked[:size])
+
+
+#: Calls per column of the long-values set for its best-of latency.
+BEST_OF = 3
+#: The method whose best-of latency is measured: the product's default.
+DEFAULT_VARIANT = "fmdv-vh"
+
+
+def _best_of(method: FmdvMethod, subset: list[int], cases: Sequence[Case]) -> list[float]:
+    """Per case of ``subset``, the least wall time (ms) of :data:`BEST_OF` calls of ``method.fit``.
+
+    One call per column (the Cost table) moves with the machine's noise; the
+    least of a few shows the solver's own time. The calls go round the
+    columns, so that a column's second call comes after every other column's
+    first (its tokens' hierarchy cached by then, as in any process that has
+    seen them).
+    """
+    best = [math.inf] * len(subset)
+    for _ in range(BEST_OF):
+        for j, i in enumerate(subset):
+            started = time.perf_counter()
+            method.fit(cases[i].train)
+            best[j] = min(best[j], (time.perf_counter() - started) * 1000.0)
+    return best
 
 
 def _latency(ms: list[float]) -> dict[str, float]:

@@ -99,7 +99,7 @@ def test_quick_run_with_sensitivity_and_online_cost(tmp_path, lake_mini, mini_in
     out, report = _run(tmp_path, lake_mini, mini_index)
     _check_methods(report)
     sens = report["sensitivity"]
-    assert sens["r"]["values"] == [0, 0.01, 0.02, 0.05, 0.1]
+    assert sens["r"]["values"] == [0, 0.01, 0.02, 0.05, 0.1, 0.15]  # the grid + the default
     assert set(sens["theta"]["methods"]) == {"fmdv-h", "fmdv-vh"}
     assert "tau=10" in sens["omitted"]  # --skip-build: no tau=10 index, so no tau=10 point
     for param in ("r", "m", "theta"):
@@ -110,4 +110,10 @@ def test_quick_run_with_sensitivity_and_online_cost(tmp_path, lake_mini, mini_in
     assert set(online) == set(FMDV_VARIANTS)
     assert all(0 < o["median_ms"] <= o["p95_ms"] for o in online.values())
     assert "offline" not in report["cost"]  # --skip-build: no build was timed
+    long = report["cost"]["online_long_values"]
+    best = long["best_of"]
+    assert (best["calls"], best["method"]) == (3, "fmdv-vh")
+    assert best["columns"] == len(long["columns"]) > 0
+    assert 0 < best["median_ms"] <= best["p95_ms"] <= best["max_ms"]
+    assert "fmdv-vh, least of 3 calls" in (out / "avbench-quick.md").read_text()
     assert (out / "avbench-quick_sensitivity.png").stat().st_size > 0
