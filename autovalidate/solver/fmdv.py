@@ -404,9 +404,13 @@ def _solve_format(
     lookups = search(spaces, index, min_cov=params.min_cov) if spaces else 0
     candidates = sum(len(s.found) for s in spaces)
     for space, n in zip(spaces, evidence, strict=True):
+        # below futile_below a pattern is infeasible whatever its estimate (the
+        # bound of FprPrior.futile_below): a quarter of the patterns found on
+        # long values, not estimated
         space.found = {
             p: PatternStats(prior.estimate(st, 0 if _has_constant(p) else n), st.cov)
             for p, st in space.found.items()
+            if st.cov >= space.futile_below
         }
     for variant in variants:
         choices = {}
