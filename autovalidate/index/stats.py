@@ -107,7 +107,7 @@ class FprPrior(NamedTuple):
         """
         moments = _beta_table(self.mean, self.strength)
         if n <= 0 or not stats.conditional:
-            return self._at(stats.fpr * stats.cov, stats.cov, moments[0])
+            return self._unconditional(stats, moments)
         # the sizes around n: the estimate at each, interpolated between the two
         upper = bisect.bisect_left(CONDITION_SIZES, n)
         if upper == len(CONDITION_SIZES):  # above the largest size: that size's estimate
@@ -119,7 +119,7 @@ class FprPrior(NamedTuple):
         if size == n:
             return e1
         if upper == 0:
-            n0, e0 = 0, self._at(stats.fpr * stats.cov, stats.cov, moments[0])
+            n0, e0 = 0, self._unconditional(stats, moments)
         else:
             n0 = CONDITION_SIZES[upper - 1]
             pure, imp = stats.conditional[upper - 1]
@@ -167,6 +167,12 @@ class FprPrior(NamedTuple):
         moments = _beta_table(self.mean, self.strength)[:used]
         bound = min(self.strength * (imp_b / max_fpr - pure_b) for pure_b, imp_b in moments)
         return max(0.0, bound)
+
+    def _unconditional(
+        self, stats: PatternStats, moments: tuple[tuple[float, float], ...]
+    ) -> float:
+        """The estimate at n = 0: the corpus columns' sums are Cov_T and Cov_T FPR_T."""
+        return self._at(stats.fpr * stats.cov, stats.cov, moments[0])
 
     def _at(self, imp_sum: float, pure_sum: float, beta: tuple[float, float]) -> float:
         """The estimate from the sums at one training size (see the class docstring).

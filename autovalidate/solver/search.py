@@ -234,20 +234,20 @@ class _TopDown:
 
     def __init__(self, space: SegmentSpace) -> None:
         self.space = space
-        self.coded = [slot.coded for slot in space.slots]
-        self.radix = [len(c.names) for c in self.coded]
+        coded = [slot.coded for slot in space.slots]
+        self.names = [c.names for c in coded]
+        self.kids = [c.children for c in coded]
+        self.levels = [c.levels for c in coded]
+        radix = [len(names) for names in self.names]
         # mixed radix, the last slot fastest (the order of SegmentSpace.all_patterns)
-        self.strides = [math.prod(self.radix[q + 1 :]) for q in range(len(self.radix))]
+        self.strides = [math.prod(radix[q + 1 :]) for q in range(len(radix))]
         #: node -> (its digits, its level)
         self.frontier: dict[int, tuple[list[int], int]] = {}
-        for digits in itertools.product(*(c.roots for c in self.coded)):
+        for digits in itertools.product(*(c.roots for c in coded)):
             node = sum(o * st for o, st in zip(digits, self.strides, strict=True))
-            level = sum(c.levels[d] for c, d in zip(self.coded, digits, strict=True))
+            level = sum(lv[d] for lv, d in zip(self.levels, digits, strict=True))
             self.frontier[node] = (list(digits), level)
         self.asked = set(self.frontier)
-        self.names = [c.names for c in self.coded]
-        self.kids = [c.children for c in self.coded]
-        self.levels = [c.levels for c in self.coded]
 
     def key(self, digits: list[int]) -> str:
         return "".join(map(operator.getitem, self.names, digits))

@@ -347,8 +347,8 @@ def long_values(cases: Sequence[Case], size: int = LONG_VALUES_SIZE) -> list[int
 
 #: Calls per column of the long-values set for its best-of latency.
 BEST_OF = 3
-#: The method whose best-of latency is measured: the product's default.
-DEFAULT_VARIANT = "fmdv-vh"
+#: The method whose best-of latency is measured: ``suggest_pattern``'s default.
+DEFAULT_VARIANT: str = inspect.signature(autovalidate.suggest_pattern).parameters["method"].default
 
 
 def _best_of(method: FmdvMethod, subset: list[int], cases: Sequence[Case]) -> list[float]:
