@@ -64,3 +64,44 @@ def test_a_constant_is_not_conditioned_on(zip_index):
     s = solve(train, zip_index, method="fmdv", params=PARAMS)
     assert s is not None and "2020" not in s.pattern
     assert s.pattern == "<digit>{4}-<digit>{2}-<digit>{2}"
+
+
+@pytest.fixture(scope="module")
+def grade_index(tmp_path_factory):
+    """10 columns of codes 12345-A with a grade letter, 20 where half the values have no grade."""
+    rng = random.Random(11)
+
+    def code(grade: bool) -> str:
+        return f"{rng.randint(10000, 99999)}" + (f"-{rng.choice('ABC')}" if grade else "")
+
+    columns = [[code(True) for _ in range(100)] for _ in range(10)]
+    columns += [[code(rng.random() < 0.5) for _ in range(100)] for _ in range(20)]
+    out = tmp_path_factory.mktemp("grade") / "index"
+    write_local_index(columns, out)
+    with PatternIndex.open(out) as index:
+        yield index
+
+
+def _graded(order: str) -> list[str]:
+    """30 distinct codes, graded A or B: interleaved at random, in two blocks, or sorted."""
+    rng = random.Random(3)
+    codes = [(str(rng.randint(10000, 99999)), rng.choice("AB")) for _ in range(30)]
+    if order == "blocks":  # a time-ordered batch: the grade moves on once
+        codes.sort(key=lambda c: c[1])
+    values = [f"{digits}-{grade}" for digits, grade in codes]
+    return sorted(values) if order == "sorted" else values
+
+
+def test_a_position_that_changes_row_after_row_is_evidence(grade_index):
+    # two grades only, but drawn again and again: 30 codes in their own order
+    # condition the estimate as 30 independent values would
+    s = solve(_graded("random"), grade_index, method="fmdv", params=PARAMS)
+    assert s is not None and s.pattern == "<digit>{5}-<upper>{1}"
+
+
+@pytest.mark.parametrize("order", ["blocks", "sorted"])
+def test_a_position_that_changes_with_the_order_is_not(grade_index, order):
+    # the same values as a batch whose grade changes once, or sorted (their order
+    # made by their values): two distinct grades are all the evidence there is
+    s = solve(_graded(order), grade_index, method="fmdv", params=PARAMS)
+    assert s is None or s.pattern != "<digit>{5}-<upper>{1}"

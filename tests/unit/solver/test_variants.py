@@ -21,7 +21,8 @@ def _rows(values: list[str]) -> tuple[list[_Row], int]:
     for value, weight in counts.items():
         tokens = tokenize(value)
         if tokens:
-            rows.append(_Row(tokens, weight, tuple(token_class(t.kind, t.text) for t in tokens)))
+            signature = tuple(token_class(t.kind, t.text) for t in tokens)
+            rows.append(_Row(value, tokens, weight, signature))
     return rows, sum(counts.values())
 
 
@@ -66,8 +67,12 @@ def test_many_rare_groups_are_dropped_in_order():
     assert [len(v.rows) for v in variants] == [len(v.rows) for v in _reference(rows, n, 0.1)]
 
 
-def _reference_plan(variant: _Variant, *, tau, alignment, signatures) -> None:
-    """The former planning: every segment gathers the distinct token rows of every row."""
+def _reference_plan(variant: _Variant, *, tau, alignment, signatures, ordered=()) -> None:
+    """The former planning: every segment gathers the distinct token rows of every row.
+
+    And its evidence: per column, the larger of the distinct tokens and their
+    runs along ``ordered``, least over the columns that are not all symbols.
+    """
     rows = variant.rows
     present = {r.signature for r in rows}
     keep = [i for i, sig in enumerate(signatures) if sig in present]
@@ -98,12 +103,28 @@ def _reference_plan(variant: _Variant, *, tau, alignment, signatures) -> None:
             space = SegmentSpace.of(list(sub_rows))
             if space is not None:
                 variant.segments[(s, e)] = (space, absent)
+                present = {r.signature for r in rows}
+                in_segment = [
+                    r.value_tokens[position_of[r.signature][s] : position_of[r.signature][e] + 1]
+                    for r in ordered
+                    if r.signature in present and position_of[r.signature][s] is not None
+                ]
+                evidence = []
+                for c in range(e - s + 1):
+                    distinct = {tokens[c] for tokens in sub_rows}
+                    if all(t.kind == "S" for t in distinct):
+                        continue
+                    texts = [tokens[c] for tokens in in_segment]
+                    runs = sum(1 for k, t in enumerate(texts) if k == 0 or t != texts[k - 1])
+                    evidence.append(max(len(distinct), runs if len(distinct) <= 101 else 0))
+                variant.evidence[(s, e)] = min(evidence, default=0)
 
 
 def _shape(variant: _Variant):
     return (
         variant.width,
         dict(variant.delimiters),
+        dict(variant.evidence),
         {
             seg: (absent, [(slot.options, slot.roots, slot.levels) for slot in space.slots])
             for seg, (space, absent) in variant.segments.items()
@@ -124,6 +145,8 @@ ID_LIKE = st.builds(
 @given(values=st.lists(ID_LIKE, min_size=1, max_size=30), tau=st.sampled_from([2, 4, 8]))
 def test_plan_matches_the_per_row_reference(values, tau):
     rows, n = _rows(values)
+    row_of = {r.value: r for r in rows}
+    ordered = [row_of[v] for v in values if v in row_of]
     variants, signatures = _variants(rows, n, 0.5)
     if not variants:
         return
@@ -139,9 +162,16 @@ def test_plan_matches_the_per_row_reference(values, tau):
             _Variant(variant.rows, variant.retained),
             _Variant(variant.rows, variant.retained),
         )
-        _plan(fast, tau=tau, alignment=alignment, signatures=signatures)
-        _plan(shared, tau=tau, alignment=alignment, signatures=signatures, memo=memo)
-        _reference_plan(slow, tau=tau, alignment=alignment, signatures=signatures)
+        _plan(fast, tau=tau, alignment=alignment, signatures=signatures, ordered=ordered)
+        _plan(
+            shared,
+            tau=tau,
+            alignment=alignment,
+            signatures=signatures,
+            memo=memo,
+            ordered=ordered,
+        )
+        _reference_plan(slow, tau=tau, alignment=alignment, signatures=signatures, ordered=ordered)
         assert _shape(fast) == _shape(slow)
         assert _shape(shared) == _shape(slow)
         spaces.update(id(space) for space, _ in shared.segments.values())
