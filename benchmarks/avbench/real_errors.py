@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmarks.avbench.drift import shape
 from benchmarks.avbench.protocol import Case, Rule, decide, full_match_verdicts
 from benchmarks.batch_validation import TABLES, read_text
 
@@ -101,6 +102,20 @@ def _share(part: int, whole: int) -> float:
     return part / whole if whole else math.nan
 
 
+def _new_shapes(column: Column) -> int:
+    """Error cells whose dirty value has a :func:`~.drift.shape` no clean value of the column has.
+
+    A rule that accepts every clean value and is built from classes alone
+    (case, digit and letter-run lengths, symbols) accepts every value of a
+    clean value's shape, so this is the most such a rule can flag; past it,
+    only a literal part of a pattern (``patients``) or a dictionary can.
+    """
+    if column.case is None:
+        return sum(1 for v in column.errors if v is not None)
+    known = {shape(v) for v in column.case.values}
+    return sum(1 for v in column.errors if v is not None and shape(v) not in known)
+
+
 def evaluate(columns: Sequence[Column], runs: dict[str, list[Rule | None]]) -> dict[str, Any]:
     """Per method: columns with a rule, false alarms, dirty batches failed, error cells flagged.
 
@@ -126,6 +141,7 @@ def evaluate(columns: Sequence[Column], runs: dict[str, list[Rule | None]]) -> d
         "learnable_columns": len(learnable),
         "error_cells": error_cells,
         "empty_error_cells": sum(1 for c in columns for v in c.errors if v is None),
+        "new_shape_error_cells": sum(_new_shapes(c) for c in columns),
         "methods": {},
     }
     for name, rules in runs.items():

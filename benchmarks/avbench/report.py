@@ -272,6 +272,7 @@ def _real_error_lines(real: dict[str, Any] | None) -> list[str]:
         f"clean column, validated on the rest. Error cells in the rest: {real['error_cells']}, "
         f"of which {real['empty_error_cells']} are empty in dirty (missing: no format rule "
         "sees them).",
+        *_new_shape_lines(real),
         "",
         "| method | columns with a rule | false alarms | clean cells rejected "
         "| dirty batches failed | error cells flagged | flagged / all "
@@ -287,6 +288,23 @@ def _real_error_lines(real: dict[str, Any] | None) -> list[str]:
             f"| {r['error_cells_flagged_without_false_alarm']} |"
         )
     return lines
+
+
+def _new_shape_lines(real: dict[str, Any]) -> list[str]:
+    """The share of error cells a class-only rule could flag at most (absent from old reports)."""
+    if "new_shape_error_cells" not in real:
+        return []
+    n = real["new_shape_error_cells"]
+    return [
+        "",
+        f"Error cells whose dirty value has a shape (letters by case, digits, other "
+        f"characters as they are) that no clean value of its column has: {n}, "
+        f"{_f(n / real['error_cells'])} of all. That is the most a rule built from classes "
+        "alone can flag without rejecting a clean value; the other error cells are typos "
+        "that keep the shape (`birminxham`), values replaced by other valid-looking ones "
+        "(`10:10 a.m.`), or empty. Only a literal part of a pattern or a dictionary can "
+        "flag those.",
+    ]
 
 
 def _plot_pr(report: dict[str, Any], path: Path) -> None:
