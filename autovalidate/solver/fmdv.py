@@ -255,7 +255,7 @@ class _Variant:
     width: int = 0
     segments: dict[tuple[int, int], tuple[SegmentSpace, bool]] = field(default_factory=dict)
     delimiters: dict[tuple[int, int], str] = field(default_factory=dict)
-    #: segment -> distinct texts evidencing its generalizations (see _evidence)
+    #: segment -> training texts evidencing its generalizations (see _evidence)
     evidence: dict[tuple[int, int], int] = field(default_factory=dict)
 
 
