@@ -5,7 +5,7 @@
 Runs the product's FMDV variants (``autovalidate.suggest_pattern`` with its
 defaults) on AV-bench's query set B of ``--lake`` with each index, scores them
 with AV-bench's own protocol (the 10%/90% split, Validate, precision and
-squashed recall of Eq. 17: the recall of the drifted columns caught), and
+squashed recall of Eq. 17: the share of B's other columns the rule rejects), and
 writes ``default_index.json`` and ``default_index.md`` under ``--out``.
 Besides all of B, each row is split by where B's column comes from: a source
 the index was built from (``in corpus``), or another (``held out``: for the
@@ -103,7 +103,7 @@ def markdown(report: dict[str, Any], header: str) -> str:
         )
     lines += [
         "",
-        "P, R: AV-bench's precision and squashed drift recall (Eq. 17) on all of B;"
+        "P, R: AV-bench's precision and squashed recall (Eq. 17) on all of B;"
         " R in/out: recall on B's columns from the sources the index holds / from the others.",
         "",
         "| index | method | P | R | F1 | abstains | R in corpus (n) | R held out (n) |",
