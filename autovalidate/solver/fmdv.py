@@ -627,7 +627,7 @@ def _evidence(columns: Iterable[tuple[Collection[Token], int]]) -> int:
     training value, or a month that changes once (one batch of a
     time-ordered column), says nothing about the next batch's. What does is
     how often the position changes from row to row: ``a``/``p`` of
-    ``7:16 a.m.`` change 100 times in 238 rows, so two distinct texts drawn
+    ``7:16 a.m.`` change about 120 times in 238 rows, so two distinct texts drawn
     again and again, while a month of sorted dates changes as often as it has
     distinct texts. A position's evidence is the larger of its distinct texts
     and its runs; symbol positions are literal in every hypothesis and do not
