@@ -3,7 +3,7 @@
 Usage::
 
     python3 benchmarks/index_merge.py [--lake ../shared/lake] [--new-fraction 0.1]
-                                      [--master local[2]] [--quick]
+                                      [--master local[2]] [--quick] [--name index_merge]
 
 1. Splits the lake's tables (whole tables, in a seeded random order) into
    ``old`` (about 90 % of the columns) and ``new`` (the rest, at least
@@ -17,7 +17,8 @@ Usage::
    (``cov`` exact, ``imp_sum`` to 1e-9) in DuckDB.
 
 Writes ``index_merge.json`` (times, sizes, the split, the commit, the
-machine and its load average) and ``index_merge.md`` to
+machine and its load average) and ``index_merge.md`` (``--name`` changes the
+stem) to
 ``benchmarks/results/`` (``--quick``: ``../shared/lake-mini``, written to
 ``benchmarks/work/quick-results/``). The target is rebuild / append >= 5.
 """
@@ -244,13 +245,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--new-fraction", type=float, default=0.1)
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--quick", action="store_true", help="lake-mini, to work/quick-results/")
+    parser.add_argument(
+        "--name",
+        default="index_merge",
+        help="results file stem (index_merge_4x for a scale lake keeps the 1x results)",
+    )
     args = parser.parse_args(argv)
     lake = LAKE_MINI if args.quick else args.lake
     results = ROOT / "benchmarks" / "work" / "quick-results" if args.quick else RESULTS
     report = run_benchmark(lake, args.new_fraction, args.master, WORK)
     results.mkdir(parents=True, exist_ok=True)
-    (results / "index_merge.json").write_text(json.dumps(report, indent=2) + "\n")
-    (results / "index_merge.md").write_text(markdown(report))
+    (results / f"{args.name}.json").write_text(json.dumps(report, indent=2) + "\n")
+    (results / f"{args.name}.md").write_text(markdown(report))
     print(markdown(report))
 
 
