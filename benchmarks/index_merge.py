@@ -47,6 +47,7 @@ if str(ROOT) not in sys.path:  # run as a script from a checkout
 from autovalidate.index.merge import merge_indexes  # noqa: E402
 from autovalidate.index.schema import PATTERN_COLUMNS, PATTERNS_DIR  # noqa: E402
 from benchmarks.avbench.report import commit, machine  # noqa: E402
+from benchmarks.scale_lake import MANIFEST as SCALE_MANIFEST  # noqa: E402
 
 WORK = ROOT / "benchmarks" / "work" / "index_merge"
 RESULTS = ROOT / "benchmarks" / "results"
@@ -226,17 +227,40 @@ def markdown(report: dict[str, Any]) -> str:
             f"The appended index equals the rebuilt one: {report['differing_patterns']} patterns "
             "differ (Cov_T exact, every sum of impurity to 1e-9).",
             "",
-            "Measured at 1x (the shared lake), not at the 10x the issue asks for: "
-            "`benchmarks/scale_lake.py` can write 10x of the shared lake, but on this machine "
-            "its rebuild alone would take hours (a 1x rebuild took the time above). At 10x "
-            "the build of the new 10 % and the rebuild grow with the lake, while the merge reads "
-            "the existing index once (its size grows more slowly than the lake: patterns recur "
-            "across columns), so the ratio is expected to hold or grow; the fixed cost of a Spark "
-            "build (job planning, Python workers, the JVM's warm-up, paid here by the first "
-            "build) weighs less at 10x too.",
+            _scale_paragraph(report.get("scale")),
             "",
         ]
     )
+
+
+def _scale_paragraph(scale: dict[str, Any] | None) -> str:
+    """What lake the run measured, against the 10x the issue asks for."""
+    where = (
+        f"Measured on a scale lake: `benchmarks/scale_lake.py` wrote {scale['factor']}x "
+        f"`{scale['base']}` (seed {scale['seed']}; each column drawn {scale['factor']} times, "
+        "its values perturbed with their shapes kept). "
+        if scale
+        else "Measured at 1x (the shared lake). "
+    )
+    return where + (
+        "Not at the 10x the issue asks for: on this machine a 10x run (the 90 % build, then "
+        "the rebuild) would take about an hour idle, hours while other jobs run. As the lake "
+        "grows, the build of "
+        "the new 10 % and the rebuild grow with it, while the merge reads the existing index "
+        "once (its size grows more slowly than the lake: patterns recur across columns), so "
+        "the ratio holds or grows; the fixed cost of a Spark build (job planning, Python "
+        "workers, the JVM's warm-up, paid here by the first build) weighs less on a larger "
+        "lake too."
+    )
+
+
+def scale_of(lake: Path) -> dict[str, Any] | None:
+    """The manifest of a lake written by ``benchmarks/scale_lake.py`` (None for another lake)."""
+    manifest = lake / SCALE_MANIFEST
+    if not manifest.exists():
+        return None
+    meta = json.loads(manifest.read_text())
+    return {k: meta[k] for k in ("base", "factor", "seed")}
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -254,6 +278,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     lake = LAKE_MINI if args.quick else args.lake
     results = ROOT / "benchmarks" / "work" / "quick-results" if args.quick else RESULTS
     report = run_benchmark(lake, args.new_fraction, args.master, WORK)
+    report["scale"] = scale_of(lake)
     results.mkdir(parents=True, exist_ok=True)
     (results / f"{args.name}.json").write_text(json.dumps(report, indent=2) + "\n")
     (results / f"{args.name}.md").write_text(markdown(report))
