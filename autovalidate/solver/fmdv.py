@@ -101,10 +101,11 @@ class SolverParams:
         feasible pattern (the paper's CMDV alternative, §2.3).
     condition
         Condition FPR_T on the training column
-        (:meth:`~autovalidate.index.stats.FprPrior.estimate`): its n distinct
-        retained values all match every hypothesis, which makes the corpus's
-        impure columns of a pattern unlikely models of it; ``False``: the
-        shrunk Eq. 4 alone.
+        (:meth:`~autovalidate.index.stats.FprPrior.estimate`): its retained
+        values all match every hypothesis, n of them as evidence (the least
+        evidenced position's distinct texts or runs in the training order,
+        :func:`_evidence`), which makes the corpus's impure columns of a
+        pattern unlikely models of it; ``False``: the shrunk Eq. 4 alone.
     max_branches
         Most formats of a multi-format pattern, in [1, 3]; 1 turns the
         multi-format search off.
