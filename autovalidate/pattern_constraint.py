@@ -240,8 +240,11 @@ class PatternConstraint:
 
         The counts are the :class:`~autovalidate.metrics.PatternConformance`
         analyzer run by the data's engine (DuckDB's RE2 for local data, Java's
-        regex on Spark), in one scan; a second query fetches examples only
-        when some value does not conform.
+        regex on Spark), in one scan. The examples are the smallest
+        non-conforming values, ascending, from that same scan where the engine
+        carries them at no cost (:attr:`~autovalidate.engines.Engine.examples_in_scan`:
+        DuckDB); elsewhere (Spark) a second query fetches the first ones it
+        finds, only when some value does not conform.
 
         Parameters
         ----------
@@ -255,7 +258,7 @@ class PatternConstraint:
         column
             Column of a table (any type: values are compared as text).
         examples
-            How many non-conforming values to report.
+            How many non-conforming values to report (0: none).
 
         Returns
         -------
@@ -263,6 +266,8 @@ class PatternConstraint:
 
         Raises
         ------
+        ValueError
+            If ``examples`` is not an integer >= 0.
         ColumnNotFoundError
             If the table has no such column.
         DataError, DataSourceError
@@ -270,6 +275,8 @@ class PatternConstraint:
         EngineError
             If the engine fails the query.
         """
+        if isinstance(examples, bool) or not isinstance(examples, int) or examples < 0:
+            raise ValueError(f"examples must be an integer >= 0, not {examples!r}")
         sequence = is_value_sequence(data)
         if sequence:  # the values as a one-column table: the same counting
             data = pa.table({"value": pa.array(column_values(data), pa.string())})
@@ -282,9 +289,17 @@ class PatternConstraint:
             if read not in names:
                 raise ColumnNotFoundError(read, names)
             analyzer = PatternConformance(read, self.regex, null_tokens=self.null_tokens)
-            state = analyzer.state_from_aggregates(engine.aggregate(analyzer.aggregations()))
+            counts = analyzer.aggregations()
+            in_scan = engine.examples_in_scan and examples > 0
+            values = engine.aggregate(
+                counts + (analyzer.examples(examples),) if in_scan else counts
+            )
+            state = analyzer.state_from_aggregates(values[: len(counts)])
             n_bad = state.count - state.num_matches
-            sample = nonconforming_examples(engine, analyzer, examples) if n_bad else []
+            if in_scan:
+                sample = list(values[-1] or [])
+            else:
+                sample = nonconforming_examples(engine, analyzer, examples) if n_bad else []
         return self.evaluate_counts(
             n_bad, state.count, examples=sample, column=column if sequence else read
         )

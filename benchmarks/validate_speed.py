@@ -10,10 +10,11 @@ Usage::
    pattern, and ``ts_dirty``, the same with one value in 100,000 written
    another way (``2021-03-04 12:34:56``), spread over the file.
 2. On DuckDB, validates each column with :meth:`PatternConstraint.validate`
-   (the public call: the counts in one scan, examples in one more query only
-   when a value fails) and with the hand-written
+   (the public call: the counts and the examples in one scan) and with the
+   hand-written
    ``SELECT count(*) FILTER (WHERE NOT regexp_full_match(col, re)) FROM read_parquet(...)``;
-   on Spark ``local[2]``, with :func:`autovalidate.validate_spark` and with a
+   on Spark ``local[2]``, with :func:`autovalidate.validate_spark` (the counts
+   in one scan, examples in one more query only when a value fails) and with a
    hand-written ``df.where(~col.rlike(re)).count()``; and the constraint as a
    one-check suite, as ``autovalidate validate`` runs it. All in this process,
    after one warm-up run each, alternating; the time of a method is its
@@ -231,10 +232,11 @@ def markdown(report: dict[str, Any]) -> str:
         )
     lines += [
         "",
-        "Ours is the public call: on DuckDB `PatternConstraint.validate(path)` (the counts in "
-        "one scan, five examples in one more query only when a value fails; that query stops "
-        "at the fifth example, so it reads the whole file again only when the failures are few "
-        "and late), on Spark `validate_spark(df, constraint)`, the same. Suite: the constraint "
+        "Ours is the public call: on DuckDB `PatternConstraint.validate(path)` (the counts and "
+        "the five smallest non-conforming values in one scan), on Spark "
+        "`validate_spark(df, constraint)` (the counts in one scan, five examples in one more "
+        "query only when a value fails; that query stops at the fifth example, so it reads "
+        "the whole file again only when the failures are few and late). Suite: the constraint "
         "as a one-check `ConstraintSuite` run on the same data, as `autovalidate validate` runs "
         "it (a VerificationSuite scan, examples of a failure in one more query). Hand-written: "
         "`SELECT count(*) FILTER (WHERE NOT regexp_full_match(col, re)) FROM "

@@ -98,10 +98,17 @@ class Engine(ABC):
         True when the data declare no column types: every column holds text
         exactly as written (a CSV file). The analysis runner then computes
         numeric metrics of text columns on :meth:`numeric_view`.
+    examples_in_scan
+        True when a bounded list aggregate
+        (:func:`~autovalidate.metrics.expressions.smallest_values`) costs
+        next to nothing in a shared scan, so that examples of non-conforming
+        values are best gathered in the scan that counts them. Otherwise they
+        are fetched by :meth:`sample`, one more query, only when a value fails.
     """
 
     name: str
     untyped: bool = False
+    examples_in_scan: bool = False
 
     def __init__(self) -> None:
         self.stats = ExecutionStats()

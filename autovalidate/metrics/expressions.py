@@ -74,6 +74,7 @@ __all__ = [
     "quote_identifier",
     "quantile_grid",
     "quantile_grid_probabilities",
+    "smallest_values",
     "sql",
     "sql_literal",
     "to_double",
@@ -144,6 +145,7 @@ AGGREGATE_FUNCTIONS = frozenset(
         "var_pop",
         "covar_pop",
         "distinct_set",
+        "smallest_values",
         "quantile_grid",
     }
 )
@@ -249,6 +251,24 @@ def covar_pop(x: Expr, y: Expr) -> Call:
 def distinct_set(x: Expr) -> Call:
     """Return the set of distinct non-null values of ``x``, as a list in no particular order."""
     return _call("distinct_set", x)
+
+
+def smallest_values(x: Expr, limit: int) -> Call:
+    """Return up to ``limit`` smallest non-null values of ``x``, ascending, as a list.
+
+    Equal values are kept (``['a', 'a', 'b']``). The state is bounded by
+    ``limit``, so a shared scan can carry it whatever the data:
+    ``min_by(x, x, limit)`` in both engines. An empty list, or null, when
+    ``x`` has no values.
+
+    Raises
+    ------
+    ValueError
+        If ``limit`` is not a positive integer.
+    """
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise ValueError(f"limit must be a positive integer, not {limit!r}")
+    return _call("smallest_values", x, Lit(limit))
 
 
 def quantile_grid(x: Expr, grid_size: int, accuracy: int) -> Call:
@@ -460,6 +480,7 @@ _SQL: dict[str, Callable[[list[str]], str]] = {
     "var_pop": lambda a: f"var_pop({a[0]})",
     "covar_pop": lambda a: f"covar_pop({a[0]}, {a[1]})",
     "distinct_set": lambda a: f"list(DISTINCT {a[0]})",
+    "smallest_values": lambda a: f"min_by({a[0]}, {a[0]}, {a[1]})",
     "is_null": lambda a: f"({a[0]} IS NULL)",
     "is_not_null": lambda a: f"({a[0]} IS NOT NULL)",
     "and": lambda a: "(" + " AND ".join(a) + ")",

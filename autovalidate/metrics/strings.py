@@ -254,6 +254,21 @@ class PatternConformance(TextColumnAnalyzer):
             return E.when(matches, E.lit(False), E.not_(self.missing()))
         return E.and_(self.present(), E.not_(matches))
 
+    def examples(self, limit: int) -> E.Expr:
+        """Aggregate of up to ``limit`` smallest non-conforming values, ascending, as a list.
+
+        The values :meth:`nonconforming` holds for, as text. Its state is
+        bounded by ``limit``, so it can share the scan of :meth:`aggregations`;
+        the match it tests is the same expression, which an engine with common
+        subexpression elimination evaluates once per row.
+
+        Raises
+        ------
+        ValueError
+            If ``limit`` is not a positive integer.
+        """
+        return E.smallest_values(E.when(self.nonconforming(), self.text()), limit)
+
     def row_violation(self) -> E.Expr:
         """A row passing ``where`` with a present value that does not fully match ``pattern``.
 

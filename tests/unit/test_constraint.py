@@ -7,6 +7,7 @@ import pytest
 
 from autovalidate import PatternConstraint, suggest_pattern
 from autovalidate.checks.spec import load_suite, suite_to_json
+from autovalidate.engines.duckdb import DuckDBEngine
 from autovalidate.errors import (
     ColumnNotFoundError,
     ConstraintFormatError,
@@ -44,6 +45,22 @@ def test_counts_ignore_nulls_and_report_examples():
     assert (res.n_values, res.n_nonconforming) == (4, 2)
     assert res.examples == ("1-AB", "xx")
     assert res.nonconforming_fraction == 0.5 and not res.passed
+
+
+def test_duckdb_counts_and_examples_in_one_scan_the_smallest_first():
+    c = make()
+    values = ["12-AB", "zz", None, "1-AB", "NA", "99-ZZ", "b", "a", "zz", "c", "d"]
+    engine = DuckDBEngine(pa.table({"code": pa.array(values, pa.string())}))
+    res = c.validate(engine)
+    assert engine.stats.queries == 1
+    engine.close()
+    assert (res.n_values, res.n_nonconforming) == (9, 7)
+    assert res.examples == ("1-AB", "a", "b", "c", "d")
+    assert c.validate(values, examples=2).examples == ("1-AB", "a")
+    assert c.validate(values, examples=0).examples == ()
+    assert c.validate(["12-AB", "99-ZZ", "NA"]).examples == ()
+    with pytest.raises(ValueError, match="examples"):
+        c.validate(values, examples=-1)
 
 
 def test_same_counts_on_every_local_data_type(tmp_path):

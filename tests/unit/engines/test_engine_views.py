@@ -139,3 +139,17 @@ def test_sample_takes_a_predicate(engine):
         E.is_not_null(E.col("zip")), E.not_(E.full_match(E.col("zip"), "[0-9]{5}"))
     )
     assert engine.sample(nonconforming, [E.col("zip")], 2) == [("007",), ("",)]
+
+
+def test_smallest_values_is_a_bounded_ascending_list_in_both_engines(engine):
+    # zip has 5 non-null values: "", "007", "10115", "75001", "8001" in text order
+    zip_text = E.col("zip")
+    smallest = [E.smallest_values(zip_text, 3), E.smallest_values(zip_text, 9)]
+    first, all_of_them = engine.aggregate(smallest)
+    assert list(first) == ["", "007", "10115"]
+    assert list(all_of_them) == ["", "007", "10115", "75001", "8001"]
+    assert engine.stats.scans == 1
+    nothing = E.when(E.is_null(zip_text), zip_text)  # only nulls: no values
+    assert list(engine.aggregate([E.smallest_values(nothing, 2)])[0] or []) == []
+    with pytest.raises(ValueError):
+        E.smallest_values(zip_text, 0)
