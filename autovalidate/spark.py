@@ -44,7 +44,8 @@ def validate_spark(
     column
         The column to check; defaults to the constraint's column.
     examples
-        How many non-conforming values to bring back for the report.
+        How many non-conforming values to bring back for the report (0: none;
+        the first ones Spark finds, in one more query, only when a value fails).
 
     Returns
     -------
@@ -53,6 +54,8 @@ def validate_spark(
 
     Raises
     ------
+    ValueError
+        If ``examples`` is not an integer >= 0.
     ColumnNotFoundError
         If the DataFrame has no such column.
     EngineError
