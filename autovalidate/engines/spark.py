@@ -30,6 +30,7 @@ from autovalidate.metrics.expressions import (
     Expr,
     Lit,
     Sql,
+    anchored_regex,
     project_aggregate_inputs,
     quantile_grid_probabilities,
     to_double,
@@ -148,7 +149,7 @@ def render(expr: Expr, api: SparkApi) -> Column:
     if isinstance(expr, Call):
         params = [a.value for a in expr.args[1:] if isinstance(a, Lit)]
         if expr.fn == "full_match":
-            return render(expr.args[0], api).rlike(r"\A(?:" + str(params[0]) + r")\z")
+            return render(expr.args[0], api).rlike(anchored_regex(str(params[0])))
         if expr.fn == "quantile_grid":
             grid_size, accuracy = params
             probabilities = quantile_grid_probabilities(int(grid_size))  # type: ignore[arg-type]

@@ -17,6 +17,7 @@ import regex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from autovalidate.metrics.expressions import anchored_regex
 from autovalidate.patterns.hierarchy import options
 from autovalidate.patterns.render import pattern_regex
 from autovalidate.patterns.tokens import tokenize
@@ -91,3 +92,44 @@ def test_every_value_matches_all_its_own_patterns():
     for v in samples:
         for p in patterns_of(v, rng, 200):
             assert regex.fullmatch(pattern_regex(p), v), (v, p)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(values, min_size=1, max_size=4), st.integers(0, 10**6))
+def test_a_rendered_regex_is_searched_as_it_is(vals, seed):
+    # Spark's rlike searches; a rendered regex is anchored already, and wrapping
+    # it again cost 7% of a validation (benchmarks/validate_speed.py)
+    rendered = {r for _, r in cases(vals, seed)}
+    branches = sorted(rendered)[:3]
+    if len(branches) > 1:  # a multi-format regex, \A(?:b1|b2)\z
+        rendered.add(r"\A(?:" + "|".join(b[5:-3] for b in branches) + r")\z")
+    for r in rendered:
+        assert anchored_regex(r) == r
+
+
+@pytest.mark.parametrize(
+    ("pattern", "wrapped"),
+    [
+        (r"[a-z]+", True),
+        (r"\A(?:a)|(?:b)\z", True),  # two alternatives, each anchored at one end only
+        (r"\A(?:a)(b)\z", True),
+        (r"\A(?:a\)\z", True),  # the last ) is a literal
+        (r"\A(?:[]a)])\z", True),  # a class opening with ] is not read
+        (r"\A(?:[^]a)])\z", True),
+        (r"\A(?:\Q)|(\E)\z", True),
+        (r"\A(?:(?x) a # ) \n)\z", True),
+        (r"\A(?:[()]+|\(x\))\z", False),
+        (r"\A(?:(?:a|b)+\-[0-9]{2})\z", False),
+    ],
+)
+def test_anchoring_wraps_what_it_cannot_prove_anchored(pattern, wrapped):
+    got = anchored_regex(pattern)
+    assert got == (r"\A(?:" + pattern + r")\z" if wrapped else pattern)
+    try:
+        regex.compile(pattern)
+    except regex.error:  # Java's and RE2's own syntax (\Q...\E), or broken: the wrap suffices
+        return
+    for v in ["a", "b", "ab", "xa", "a)", "]", "()", "(x)", "b-12", "ab-12", ")", " a ", "c"]:
+        assert (regex.search(got, v) is not None) == (
+            regex.fullmatch(r"(?:" + pattern + r")", v) is not None
+        ), (pattern, v)
