@@ -104,8 +104,10 @@ class SolverParams:
         (:meth:`~autovalidate.index.stats.FprPrior.estimate`): its retained
         values all match every hypothesis, n of them as evidence (the least
         evidenced position's distinct texts or runs in the training order,
-        :func:`_evidence`), which makes the corpus's impure columns of a
-        pattern unlikely models of it; ``False``: the shrunk Eq. 4 alone.
+        :func:`_evidence`, leaving out a position of one text where the
+        hypothesis puts a class of any length, :func:`_hypothesis_evidence`),
+        which makes the corpus's impure columns of a pattern unlikely models
+        of it; ``False``: the shrunk Eq. 4 alone.
     max_branches
         Most formats of a multi-format pattern, in [1, 3]; 1 turns the
         multi-format search off.
@@ -256,8 +258,8 @@ class _Variant:
     width: int = 0
     segments: dict[tuple[int, int], tuple[SegmentSpace, bool]] = field(default_factory=dict)
     delimiters: dict[tuple[int, int], str] = field(default_factory=dict)
-    #: segment -> training texts evidencing its generalizations (see _evidence)
-    evidence: dict[tuple[int, int], int] = field(default_factory=dict)
+    #: segment -> training texts evidencing each of its positions (see _evidence)
+    evidence: dict[tuple[int, int], tuple[int | None, ...]] = field(default_factory=dict)
 
 
 def solve(
@@ -405,7 +407,7 @@ def _solve_format(
         # signatures, which progressive alignment aligns last anyway
         alignment = align(signatures, [weights[sig] for sig in signatures])
     spaces: list[SegmentSpace] = []
-    evidence: list[int] = []  # per space, n of the FPR_T estimate
+    evidence: list[tuple[int, ...]] = []  # per space, n of each position (_hypothesis_evidence)
     prior = index.prior
     memo = _PlanMemo()
     planned: set[int] = set()
@@ -424,18 +426,28 @@ def _solve_format(
             planned.add(id(space))
             # the retained texts of a segment all match each of its hypotheses;
             # the first text is what made them hypotheses, the others are evidence
-            n = max(0, variant.evidence[key] - 1) if params.condition else 0
-            space.futile_below = prior.futile_below(n, params.max_fpr)
+            texts = variant.evidence[key]
+            most = max((t for t in texts if t is not None), default=0)
+            positions = tuple(
+                max(0, (most if t is None else t) - 1) if params.condition else 0 for t in texts
+            )
+            # no hypothesis of the space has more evidence than its best position
+            space.futile_below = prior.futile_below(max(positions, default=0), params.max_fpr)
             spaces.append(space)
-            evidence.append(n)
+            evidence.append(positions)
     lookups = search(spaces, index, min_cov=params.min_cov) if spaces else 0
     candidates = sum(len(s.found) for s in spaces)
-    for space, n in zip(spaces, evidence, strict=True):
+    for space, positions in zip(spaces, evidence, strict=True):
         # below futile_below a pattern is infeasible whatever its estimate (the
         # bound of FprPrior.futile_below): a quarter of the patterns found on
         # long values, not estimated
+        of_mask = functools.lru_cache(maxsize=None)(
+            functools.partial(_hypothesis_evidence, positions)
+        )
         space.found = {
-            p: PatternStats(prior.estimate(st, 0 if _has_constant(p) else n), st.cov)
+            p: PatternStats(
+                prior.estimate(st, 0 if _has_constant(p) else of_mask(space.bounded[p])), st.cov
+            )
             for p, st in space.found.items()
             if st.cov >= space.futile_below
         }
@@ -613,32 +625,55 @@ def _runs(tokens: Iterable[Token]) -> int:
     return sum(1 for _ in itertools.groupby(tokens))
 
 
-def _evidence(columns: Iterable[tuple[Collection[Token], int]]) -> int:
-    """How many training texts evidence a segment's generalizations.
+def _evidence(columns: Iterable[tuple[Collection[Token], int]]) -> tuple[int | None, ...]:
+    """How many training texts evidence each position of a segment.
 
     ``columns`` gives, at each aligned position of the segment, its distinct
     tokens and the runs of equal tokens they form in the training order (the
     rows of the segment's values, :func:`_training_order`; 0 where no order
     is known or the position has more than :data:`_SATURATED` distinct
     tokens). A class at a position (``<digit>{4}``, ``<lower>{1}``) is
-    evidenced by the texts seen there, and a segment's hypothesis generalizes
-    every letter or digit position it does not keep as a constant, so the
-    least evidenced of those positions bounds the evidence. A column's values
-    come in order, not drawn independently: a year that is the same in every
-    training value, or a month that changes once (one batch of a
-    time-ordered column), says nothing about the next batch's. What does is
-    how often the position changes from row to row: ``a``/``p`` of
-    ``7:16 a.m.`` change about 120 times in 238 rows, so two distinct texts drawn
-    again and again, while a month of sorted dates changes as often as it has
-    distinct texts. A position's evidence is the larger of its distinct texts
-    and its runs; symbol positions are literal in every hypothesis and do not
-    count. (The estimate itself stops growing its evidence at the index's
-    largest conditioning size.)
+    evidenced by the texts seen there. A column's values come in order, not
+    drawn independently: a year that is the same in every training value, or
+    a month that changes once (one batch of a time-ordered column), says
+    nothing about the next batch's. What does is how often the position
+    changes from row to row: ``a``/``p`` of ``7:16 a.m.`` change about 120
+    times in 238 rows, so two distinct texts drawn again and again, while a
+    month of sorted dates changes as often as it has distinct texts. A
+    position's evidence is the larger of its distinct texts and its runs;
+    symbol positions are literal in every hypothesis and have none (None).
+    :func:`_hypothesis_evidence` says which positions bound a hypothesis.
     """
-    counts = [
-        max(len(tokens), runs) for tokens, runs in columns if any(t.kind != "S" for t in tokens)
-    ]
-    return min(counts, default=0)
+    return tuple(
+        max(len(tokens), runs) if any(t.kind != "S" for t in tokens) else None
+        for tokens, runs in columns
+    )
+
+
+def _hypothesis_evidence(positions: Sequence[int], bounded: int) -> int:
+    """The evidence n of one hypothesis of a segment, from its positions' evidence.
+
+    ``positions``: each position's evidence, less the first text (what made
+    the options hypotheses; 0 for a position of one text), the segment's
+    best for symbol positions; ``bounded``: a bit mask of the positions
+    where the hypothesis fixes a width (``<digit>{1}``, ``<upper>{3}``:
+    :attr:`SegmentSpace.bounded`).
+
+    The least evidenced position bounds the hypothesis (:func:`_evidence`),
+    with one exception: a position of a single text (a prefix ``ORD``, a
+    domain ``example.com``) under a class of any length (``<upper>+``,
+    ``<lower>+``). That text tells nothing about how the position varies,
+    and the class claims nothing that another text of its kind would break,
+    so the position neither evidences nor limits the hypothesis: ``ORD-`` and
+    hundreds of order numbers condition ``<upper>+-<digit>{6}`` by the
+    numbers. A fixed width at such a position is a claim one text cannot
+    evidence (``ORD`` as ``<upper>{3}``), and a position of a few texts
+    still bounds every hypothesis (the month of ``8/16/2016`` seen twice: a
+    word position of a few texts is how prose looks). With no position left,
+    the segment's best evidenced position counts.
+    """
+    best = max(positions, default=0)
+    return min((n for i, n in enumerate(positions) if n or bounded >> i & 1), default=best)
 
 
 #: A class element of a canonical pattern (``<digit>{4}``, ``<upper>+``, ``<num>``):

@@ -24,6 +24,7 @@ import functools
 import itertools
 import math
 import operator
+import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -74,6 +75,12 @@ class _Coded(NamedTuple):
     children: tuple[tuple[int, ...], ...]
     roots: tuple[int, ...]
     levels: tuple[int, ...]
+    #: per option, whether it fixes a width (``<digit>{4}``, ``<upper>{1}<lower>{5}``)
+    bounded: tuple[bool, ...]
+
+
+#: A class element with a fixed count: what makes an option bound its text's width.
+_FIXED_WIDTH = re.compile(r">\{[0-9]+\}")
 
 
 @dataclass
@@ -95,6 +102,7 @@ class _Slot:
             tuple(tuple(number[c] for c in self.children[o]) for o in names),
             tuple(number[o] for o in self.roots),
             tuple(self.levels[o] for o in names),
+            tuple(_FIXED_WIDTH.search(o) is not None for o in names),
         )
 
 
@@ -157,11 +165,15 @@ class SegmentSpace:
     #: pattern -> specificity: the sum of its options' levels in the hierarchy
     #: (kept for the patterns found, which :meth:`best` ranks)
     level: dict[str, int] = field(default_factory=dict)
+    #: pattern -> the positions where it fixes a width, as a bit mask (bit i:
+    #: slot i); kept for the patterns found, whose estimates read it
+    bounded: dict[str, int] = field(default_factory=dict)
     #: patterns found with a smaller Cov_T are not expanded: none of their
     #: specializations can be feasible (:meth:`FprPrior.futile_below`)
     futile_below: float = 0.0
     _patterns: list[str] | None = field(default=None, repr=False)
     _levels: list[int] | None = field(default=None, repr=False)
+    _masks: list[int] | None = field(default=None, repr=False)
 
     @classmethod
     def of(cls, rows: Sequence[Sequence[Token]]) -> SegmentSpace | None:
@@ -187,17 +199,19 @@ class SegmentSpace:
     def all_patterns(self) -> list[str]:
         """Every pattern of the space, node 0 first (only for small spaces; computed once)."""
         if self._patterns is None:
-            patterns, levels = [""], [0]
-            for slot in self.slots:
+            patterns, levels, masks = [""], [0], [0]
+            for i, slot in enumerate(self.slots):
                 coded = slot.coded
                 patterns = [p + o for p in patterns for o in coded.names]
                 levels = [v + w for v in levels for w in coded.levels]
-            self._patterns, self._levels = patterns, levels
+                masks = [m | b << i for m in masks for b in coded.bounded]
+            self._patterns, self._levels, self._masks = patterns, levels, masks
         return self._patterns
 
-    def _record(self, pattern: str, stats: PatternStats, level: int) -> None:
+    def _record(self, pattern: str, stats: PatternStats, level: int, bounded: int) -> None:
         self.found[pattern] = stats
         self.level[pattern] = level
+        self.bounded[pattern] = bounded
 
     def best(self, *, max_fpr: float, min_cov: int, objective: str = "fpr") -> Hypothesis | None:
         """The best feasible pattern (FPR_T ≤ r, Cov_T ≥ m).
@@ -238,6 +252,7 @@ class _TopDown:
         self.names = [c.names for c in coded]
         self.kids = [c.children for c in coded]
         self.levels = [c.levels for c in coded]
+        self.widths = [c.bounded for c in coded]
         radix = [len(names) for names in self.names]
         # mixed radix, the last slot fastest (the order of SegmentSpace.all_patterns)
         self.strides = [math.prod(radix[q + 1 :]) for q in range(len(radix))]
@@ -251,6 +266,10 @@ class _TopDown:
 
     def key(self, digits: list[int]) -> str:
         return "".join(map(operator.getitem, self.names, digits))
+
+    def bounded(self, digits: list[int]) -> int:
+        """The bit mask of the slots where the node's option fixes a width."""
+        return sum(w[d] << i for i, (w, d) in enumerate(zip(self.widths, digits, strict=True)))
 
     def children(self, live: dict[int, tuple[list[int], int]]) -> dict[int, tuple[list[int], int]]:
         """The immediate specializations of live nodes (node -> digits, level) not asked yet.
@@ -317,17 +336,19 @@ def search(spaces: Sequence[SegmentSpace], index: PatternLookup, *, min_cov: int
         stats = index.lookup(batch)
         rounds += 1
         for space in whole:
-            assert space._levels is not None
-            for pattern, level in zip(space.all_patterns(), space._levels, strict=True):
+            assert space._levels is not None and space._masks is not None
+            for pattern, level, mask in zip(
+                space.all_patterns(), space._levels, space._masks, strict=True
+            ):
                 st = stats.get(pattern)
                 if st is not None:
-                    space._record(pattern, st, level)
+                    space._record(pattern, st, level, mask)
         whole = []
         live: dict[int, dict[int, tuple[list[int], int]]] = {id(t): {} for t in top_down}
         for (t, node, known), pattern in zip(asked, keys, strict=True):
             st = stats.get(pattern)
             if st is not None:
-                t.space._record(pattern, st, known[1])
+                t.space._record(pattern, st, known[1], t.bounded(known[0]))
                 if st.cov >= min_cov and st.cov >= t.space.futile_below:
                     live[id(t)][node] = known
         for t in top_down:

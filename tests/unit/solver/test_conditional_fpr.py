@@ -105,3 +105,44 @@ def test_a_position_that_changes_with_the_order_is_not(grade_index, order):
     # made by their values): two distinct grades are all the evidence there is
     s = solve(_graded(order), grade_index, method="fmdv", params=PARAMS)
     assert s is None or s.pattern != "<digit>{5}-<upper>{1}"
+
+
+@pytest.fixture(scope="module")
+def prefix_index(tmp_path_factory):
+    """10 columns of ABC-12345 codes (one prefix each), 20 where half the values lack the prefix."""
+    rng = random.Random(13)
+
+    def prefix() -> str:
+        return "".join(rng.choice("ABCDEFGHJK") for _ in range(rng.randint(2, 4)))
+
+    def code(p: str | None) -> str:
+        return (f"{p}-" if p else "") + str(rng.randint(10000, 99999))
+
+    columns = []
+    for _ in range(10):
+        p = prefix()
+        columns.append([code(p) for _ in range(100)])
+    half = [[code(prefix() if rng.random() < 0.5 else None) for _ in range(100)] for _ in range(20)]
+    columns += half
+    out = tmp_path_factory.mktemp("prefix") / "index"
+    write_local_index(columns, out)
+    with PatternIndex.open(out) as index:
+        yield index
+
+
+def test_a_constant_prefix_does_not_take_the_evidence_of_the_numbers_behind_it(prefix_index):
+    # 30 distinct order numbers behind one prefix: <upper>+ claims nothing about
+    # the prefix that one text could not show, so the 30 numbers condition the
+    # estimate (the corpus's half-prefixed columns are unlikely models of them);
+    # <upper>{3} claims the prefix's width, which one text cannot evidence
+    rng = random.Random(4)
+    train = [f"ORD-{rng.randint(10000, 99999)}" for _ in range(30)]
+    s = solve(train, prefix_index, method="fmdv", params=PARAMS)
+    assert s is not None and s.pattern == "<upper>+-<digit>{5}"
+    unconditioned = solve(
+        train,
+        prefix_index,
+        method="fmdv",
+        params=SolverParams(**{**PARAMS.__dict__, "condition": False}),
+    )
+    assert unconditioned is None or unconditioned.pattern != "<upper>+-<digit>{5}"

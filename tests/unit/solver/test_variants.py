@@ -109,15 +109,16 @@ def _reference_plan(variant: _Variant, *, tau, alignment, signatures, ordered=()
                     for r in ordered
                     if r.signature in present and position_of[r.signature][s] is not None
                 ]
-                evidence = []
+                evidence: list[int | None] = []
                 for c in range(e - s + 1):
                     distinct = {tokens[c] for tokens in sub_rows}
                     if all(t.kind == "S" for t in distinct):
+                        evidence.append(None)  # a symbol position evidences nothing
                         continue
                     texts = [tokens[c] for tokens in in_segment]
                     runs = sum(1 for k, t in enumerate(texts) if k == 0 or t != texts[k - 1])
                     evidence.append(max(len(distinct), runs if len(distinct) <= 101 else 0))
-                variant.evidence[(s, e)] = min(evidence, default=0)
+                variant.evidence[(s, e)] = tuple(evidence)
 
 
 def _shape(variant: _Variant):
