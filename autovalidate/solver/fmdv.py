@@ -431,8 +431,11 @@ def _solve_format(
             positions = tuple(
                 max(0, (most if t is None else t) - 1) if params.condition else 0 for t in texts
             )
-            # no hypothesis of the space has more evidence than its best position
-            space.futile_below = prior.futile_below(max(positions, default=0), params.max_fpr)
+            # no hypothesis has more evidence than the least evidenced position
+            # of more than one text (those bound every hypothesis)
+            space.futile_below = prior.futile_below(
+                min((t for t in positions if t), default=0), params.max_fpr
+            )
             spaces.append(space)
             evidence.append(positions)
     lookups = search(spaces, index, min_cov=params.min_cov) if spaces else 0
