@@ -407,7 +407,7 @@ def _solve_format(
         # signatures, which progressive alignment aligns last anyway
         alignment = align(signatures, [weights[sig] for sig in signatures])
     spaces: list[SegmentSpace] = []
-    evidence: list[tuple[int, ...]] = []  # per space, n of each position (_hypothesis_evidence)
+    evidence: list[_SpaceEvidence] = []
     prior = index.prior
     memo = _PlanMemo()
     planned: set[int] = set()
@@ -424,33 +424,21 @@ def _solve_format(
             if id(space) in planned:  # a segment another retained set has too
                 continue
             planned.add(id(space))
-            # the retained texts of a segment all match each of its hypotheses;
-            # the first text is what made them hypotheses, the others are evidence
-            texts = variant.evidence[key]
-            most = max((t for t in texts if t is not None), default=0)
-            positions = tuple(
-                max(0, (most if t is None else t) - 1) if params.condition else 0 for t in texts
-            )
-            # no hypothesis has more evidence than the least evidenced position
-            # of more than one text (those bound every hypothesis)
-            space.futile_below = prior.futile_below(
-                min((t for t in positions if t), default=0), params.max_fpr
-            )
+            ev = _SpaceEvidence.from_texts(space, variant.evidence[key], params.condition)
+            # the most evidence any hypothesis of the space can have bounds the search
+            space.futile_below = prior.futile_below(ev.most, params.max_fpr)
+            if ev.varies:
+                space.futile_of = functools.partial(ev.futile, prior.futile_below, params.max_fpr)
             spaces.append(space)
-            evidence.append(positions)
+            evidence.append(ev)
     lookups = search(spaces, index, min_cov=params.min_cov) if spaces else 0
     candidates = sum(len(s.found) for s in spaces)
-    for space, positions in zip(spaces, evidence, strict=True):
+    for space, ev in zip(spaces, evidence, strict=True):
         # below futile_below a pattern is infeasible whatever its estimate (the
         # bound of FprPrior.futile_below): a quarter of the patterns found on
         # long values, not estimated
-        of_mask = functools.lru_cache(maxsize=None)(
-            functools.partial(_hypothesis_evidence, positions)
-        )
         space.found = {
-            p: PatternStats(
-                prior.estimate(st, 0 if _has_constant(p) else of_mask(space.bounded[p])), st.cov
-            )
+            p: PatternStats(prior.estimate(st, 0 if _has_constant(p) else ev.n(p)), st.cov)
             for p, st in space.found.items()
             if st.cov >= space.futile_below
         }
@@ -653,14 +641,14 @@ def _evidence(columns: Iterable[tuple[Collection[Token], int]]) -> tuple[int | N
     )
 
 
-def _hypothesis_evidence(positions: Sequence[int], bounded: int) -> int:
+def _hypothesis_evidence(positions: Sequence[int | None], bounded: int) -> int:
     """The evidence n of one hypothesis of a segment, from its positions' evidence.
 
     ``positions``: each position's evidence, less the first text (what made
-    the options hypotheses; 0 for a position of one text), the segment's
-    best for symbol positions; ``bounded``: a bit mask of the positions
-    where the hypothesis fixes a width (``<digit>{1}``, ``<upper>{3}``:
-    :attr:`SegmentSpace.bounded`).
+    the options hypotheses; 0 for a position of one text), None for a symbol
+    position; ``bounded``: a bit mask of the positions where the hypothesis
+    fixes a width (``<digit>{1}``, ``<upper>{3}``:
+    :meth:`~autovalidate.solver.search.SegmentSpace.bounded`).
 
     The least evidenced position bounds the hypothesis (:func:`_evidence`),
     with one exception: a position of a single text (a prefix ``ORD``, a
@@ -675,8 +663,9 @@ def _hypothesis_evidence(positions: Sequence[int], bounded: int) -> int:
     word position of a few texts is how prose looks). With no position left,
     the segment's best evidenced position counts.
     """
-    best = max(positions, default=0)
-    return min((n for i, n in enumerate(positions) if n or bounded >> i & 1), default=best)
+    counted = [(i, n) for i, n in enumerate(positions) if n is not None]
+    most = max((n for _, n in counted), default=0)
+    return min((n for i, n in counted if n or bounded >> i & 1), default=most)
 
 
 #: A class element of a canonical pattern (``<digit>{4}``, ``<upper>+``, ``<num>``):
@@ -694,6 +683,60 @@ def _has_constant(pattern: str) -> bool:
     training values sharing it say little about the next batch.
     """
     return any(ch.isalnum() for ch in _CLASS_ELEMENT.sub("", pattern))
+
+
+@dataclass
+class _SpaceEvidence:
+    """The evidence n of the hypotheses of one space (:func:`_hypothesis_evidence`)."""
+
+    space: SegmentSpace
+    #: each position's evidence less the first text; None: a symbol position
+    positions: tuple[int | None, ...]
+    #: whether hypotheses differ in evidence (a position of one text beside others)
+    varies: bool
+    #: the evidence of every hypothesis where they do not differ
+    least: int
+    #: the most evidence a hypothesis of the space can have: its least evidenced
+    #: position of more than one text (those bound every hypothesis)
+    most: int
+    _by_mask: dict[int, int] = field(default_factory=dict)
+    _n: dict[str, int] = field(default_factory=dict)
+    _futile: dict[int, float] = field(default_factory=dict)
+
+    @classmethod
+    def from_texts(
+        cls, space: SegmentSpace, texts: tuple[int | None, ...], condition: bool
+    ) -> _SpaceEvidence:
+        """From the positions' evidence of :func:`_evidence` (``condition``: False gives 0)."""
+        # the first text is what made them hypotheses, the others are evidence
+        positions = tuple(None if t is None else max(0, t - 1) if condition else 0 for t in texts)
+        counted = [t for t in positions if t is not None]
+        least = min(counted, default=0)
+        varies = least == 0 and max(counted, default=0) > 0
+        most = min((t for t in counted if t), default=0)
+        return cls(space, positions, varies, least, most)
+
+    def n(self, pattern: str) -> int:
+        """N of a found pattern of the space (constants aside: see :func:`_has_constant`)."""
+        if not self.varies:
+            return self.least
+        if pattern not in self._n:
+            mask = self.space.bounded(pattern)
+            if mask not in self._by_mask:
+                self._by_mask[mask] = _hypothesis_evidence(self.positions, mask)
+            self._n[pattern] = self._by_mask[mask]
+        return self._n[pattern]
+
+    def futile(self, bound: Callable[[int, float], float], max_fpr: float, pattern: str) -> float:
+        """The coverage below which no specialization of a found pattern can be feasible.
+
+        A specialization fixes a width wherever the pattern does (or keeps a
+        constant), so its evidence is at most the pattern's own.
+        """
+        n = self.n(pattern)
+        if n not in self._futile:
+            self._futile[n] = bound(n, max_fpr)
+        return self._futile[n]
 
 
 @dataclass

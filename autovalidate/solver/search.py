@@ -25,7 +25,7 @@ import itertools
 import math
 import operator
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -165,15 +165,17 @@ class SegmentSpace:
     #: pattern -> specificity: the sum of its options' levels in the hierarchy
     #: (kept for the patterns found, which :meth:`best` ranks)
     level: dict[str, int] = field(default_factory=dict)
-    #: pattern -> the positions where it fixes a width, as a bit mask (bit i:
-    #: slot i); kept for the patterns found, whose estimates read it
-    bounded: dict[str, int] = field(default_factory=dict)
+    #: pattern -> its node number (kept for the patterns found: :meth:`bounded`)
+    node: dict[str, int] = field(default_factory=dict)
     #: patterns found with a smaller Cov_T are not expanded: none of their
     #: specializations can be feasible (:meth:`FprPrior.futile_below`)
     futile_below: float = 0.0
+    #: where the hypotheses of a space differ in evidence: a found pattern ->
+    #: the coverage below which none of its specializations can be feasible
+    #: (at least ``futile_below``); None: ``futile_below`` for every pattern
+    futile_of: Callable[[str], float] | None = None
     _patterns: list[str] | None = field(default=None, repr=False)
     _levels: list[int] | None = field(default=None, repr=False)
-    _masks: list[int] | None = field(default=None, repr=False)
 
     @classmethod
     def of(cls, rows: Sequence[Sequence[Token]]) -> SegmentSpace | None:
@@ -199,19 +201,39 @@ class SegmentSpace:
     def all_patterns(self) -> list[str]:
         """Every pattern of the space, node 0 first (only for small spaces; computed once)."""
         if self._patterns is None:
-            patterns, levels, masks = [""], [0], [0]
-            for i, slot in enumerate(self.slots):
+            patterns, levels = [""], [0]
+            for slot in self.slots:
                 coded = slot.coded
                 patterns = [p + o for p in patterns for o in coded.names]
                 levels = [v + w for v in levels for w in coded.levels]
-                masks = [m | b << i for m in masks for b in coded.bounded]
-            self._patterns, self._levels, self._masks = patterns, levels, masks
+            self._patterns, self._levels = patterns, levels
         return self._patterns
 
-    def _record(self, pattern: str, stats: PatternStats, level: int, bounded: int) -> None:
+    def _record(self, pattern: str, stats: PatternStats, level: int, node: int) -> None:
         self.found[pattern] = stats
         self.level[pattern] = level
-        self.bounded[pattern] = bounded
+        self.node[pattern] = node
+
+    def bounded(self, pattern: str) -> int:
+        """The slots where a found pattern's option fixes a width, as a bit mask (bit i: slot i).
+
+        ``<digit>{4}``, ``<upper>{1}<lower>{5}`` and ``<hex-lower>{8}`` fix
+        one; a constant, ``<digit>+``, ``<num>`` and a symbol do not.
+        """
+        mask, rest = 0, self.node[pattern]
+        for radix, bits in self._widths:  # the last slot varies fastest
+            rest, digit = divmod(rest, radix)
+            mask |= bits[digit]
+        return mask
+
+    @functools.cached_property
+    def _widths(self) -> list[tuple[int, tuple[int, ...]]]:
+        """Per slot, last first: its number of options and each option's bit of :meth:`bounded`."""
+        coded = [slot.coded for slot in self.slots]
+        return [
+            (len(c.names), tuple(int(b) << i for b in c.bounded))
+            for i, c in reversed(list(enumerate(coded)))
+        ]
 
     def best(self, *, max_fpr: float, min_cov: int, objective: str = "fpr") -> Hypothesis | None:
         """The best feasible pattern (FPR_T ≤ r, Cov_T ≥ m).
@@ -252,7 +274,6 @@ class _TopDown:
         self.names = [c.names for c in coded]
         self.kids = [c.children for c in coded]
         self.levels = [c.levels for c in coded]
-        self.widths = [c.bounded for c in coded]
         radix = [len(names) for names in self.names]
         # mixed radix, the last slot fastest (the order of SegmentSpace.all_patterns)
         self.strides = [math.prod(radix[q + 1 :]) for q in range(len(radix))]
@@ -266,10 +287,6 @@ class _TopDown:
 
     def key(self, digits: list[int]) -> str:
         return "".join(map(operator.getitem, self.names, digits))
-
-    def bounded(self, digits: list[int]) -> int:
-        """The bit mask of the slots where the node's option fixes a width."""
-        return sum(w[d] << i for i, (w, d) in enumerate(zip(self.widths, digits, strict=True)))
 
     def children(self, live: dict[int, tuple[list[int], int]]) -> dict[int, tuple[list[int], int]]:
         """The immediate specializations of live nodes (node -> digits, level) not asked yet.
@@ -336,20 +353,25 @@ def search(spaces: Sequence[SegmentSpace], index: PatternLookup, *, min_cov: int
         stats = index.lookup(batch)
         rounds += 1
         for space in whole:
-            assert space._levels is not None and space._masks is not None
-            for pattern, level, mask in zip(
-                space.all_patterns(), space._levels, space._masks, strict=True
+            assert space._levels is not None
+            for node, (pattern, level) in enumerate(
+                zip(space.all_patterns(), space._levels, strict=True)
             ):
                 st = stats.get(pattern)
                 if st is not None:
-                    space._record(pattern, st, level, mask)
+                    space._record(pattern, st, level, node)
         whole = []
         live: dict[int, dict[int, tuple[list[int], int]]] = {id(t): {} for t in top_down}
         for (t, node, known), pattern in zip(asked, keys, strict=True):
             st = stats.get(pattern)
             if st is not None:
-                t.space._record(pattern, st, known[1], t.bounded(known[0]))
-                if st.cov >= min_cov and st.cov >= t.space.futile_below:
+                t.space._record(pattern, st, known[1], node)
+                space = t.space
+                if (
+                    st.cov >= min_cov
+                    and st.cov >= space.futile_below
+                    and (space.futile_of is None or st.cov >= space.futile_of(pattern))
+                ):
                     live[id(t)][node] = known
         for t in top_down:
             t.frontier = t.children(live[id(t)])
