@@ -1,5 +1,8 @@
 """The top-down search finds every pattern the whole lookup finds (solver/search.py)."""
 
+import itertools
+import re
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -11,7 +14,7 @@ from autovalidate.solver.search import SegmentSpace, search
 VALUES = st.lists(
     st.sampled_from(
         ["03/01/2019", "12/30/1999", "07:05:59", "3.5", "0.1", "OnBooking", "Closed", "ABC", "12"]
-        + ["12,7,99", "5,40,3", "XYZ", "450"]
+        + ["12,7,99", "5,40,3", "XYZ", "450", "ORD-12", "ORD-450"]
     ),
     min_size=1,
     max_size=4,
@@ -40,14 +43,30 @@ def test_top_down_finds_what_the_whole_lookup_finds(small_index, values, min_cov
             spaces = _spaces(values)
             search(spaces, small_index, min_cov=min_cov)
             found[budget] = [
-                ({p: st for p, st in s.found.items() if st.cov >= min_cov}, s.level) for s in spaces
+                (
+                    {p: st for p, st in s.found.items() if st.cov >= min_cov},
+                    {p: (s.level[p], s.bounded(p)) for p in s.found},
+                )
+                for s in spaces
             ]
+            if budget:  # whole spaces: a pattern's width mask read off its options
+                for s in spaces:
+                    for p in s.found:
+                        assert s.bounded(p) == _width_mask(s, p)
         whole, top_down = found[10**9], found[0]
         assert [f for f, _ in whole] == [f for f, _ in top_down]
-        for (f, level_whole), (_, level_top) in zip(whole, top_down, strict=True):
-            assert {p: level_whole[p] for p in f} == {p: level_top[p] for p in f}
+        for (f, known_whole), (_, known_top) in zip(whole, top_down, strict=True):
+            assert {p: known_whole[p] for p in f} == {p: known_top[p] for p in f}
     finally:
         monkeypatch.undo()
+
+
+def _width_mask(space: SegmentSpace, pattern: str) -> int:
+    """The slots whose option in ``pattern`` has a fixed count, from the options themselves."""
+    options = list(itertools.product(*(sorted(slot.options) for slot in space.slots)))
+    chosen = options[space.node[pattern]]  # node numbers follow all_patterns' order
+    assert "".join(chosen) == pattern
+    return sum(1 << i for i, o in enumerate(chosen) if re.search(r">\{[0-9]+\}", o))
 
 
 def test_the_comparison_is_not_vacuous(small_index):
