@@ -11,6 +11,21 @@ from autovalidate.solver.fmdv import SolverParams, solve
 PARAMS = SolverParams(max_fpr=0.2, min_cov=1, theta=0.0, tau=8)
 
 
+def _indexed(tmp_path_factory, name: str, columns: list[list[str]]):
+    """The index of ``columns``, open while the module's tests run."""
+    out = tmp_path_factory.mktemp(name) / "index"
+    write_local_index(columns, out)
+    with PatternIndex.open(out) as index:
+        yield index
+
+
+def _unconditioned(train: list[str], index: PatternIndex):
+    """FMDV with the shrunk Eq. 4 alone (``condition=False``)."""
+    return solve(
+        train, index, method="fmdv", params=SolverParams(**{**PARAMS.__dict__, "condition": False})
+    )
+
+
 @pytest.fixture(scope="module")
 def zip_index(tmp_path_factory):
     """10 columns of 5-digit codes, 20 of numbers 3 to 6 digits wide, 10 of 2020-MM-DD dates
@@ -27,10 +42,7 @@ def zip_index(tmp_path_factory):
     columns += [[digits(rng.randint(3, 6)) for _ in range(100)] for _ in range(20)]
     columns += [[date(2020) for _ in range(100)] for _ in range(10)]
     columns += [[date(rng.randint(2019, 2021)) for _ in range(100)] for _ in range(20)]
-    out = tmp_path_factory.mktemp("zip") / "index"
-    write_local_index(columns, out)
-    with PatternIndex.open(out) as index:
-        yield index
+    yield from _indexed(tmp_path_factory, "zip", columns)
 
 
 def test_many_distinct_codes_keep_their_width_that_the_corpus_average_would_lose(zip_index):
@@ -40,12 +52,7 @@ def test_many_distinct_codes_keep_their_width_that_the_corpus_average_would_lose
     train = [str(rng.randint(10000, 99999)) for _ in range(30)]
     conditioned = solve(train, zip_index, method="fmdv", params=PARAMS)
     assert conditioned is not None and conditioned.pattern == "<digit>{5}"
-    unconditioned = solve(
-        train,
-        zip_index,
-        method="fmdv",
-        params=SolverParams(**{**PARAMS.__dict__, "condition": False}),
-    )
+    unconditioned = _unconditioned(train, zip_index)
     assert unconditioned is not None and unconditioned.pattern == "<digit>+"
 
 
@@ -76,10 +83,7 @@ def grade_index(tmp_path_factory):
 
     columns = [[code(True) for _ in range(100)] for _ in range(10)]
     columns += [[code(rng.random() < 0.5) for _ in range(100)] for _ in range(20)]
-    out = tmp_path_factory.mktemp("grade") / "index"
-    write_local_index(columns, out)
-    with PatternIndex.open(out) as index:
-        yield index
+    yield from _indexed(tmp_path_factory, "grade", columns)
 
 
 def _graded(order: str) -> list[str]:
@@ -124,10 +128,7 @@ def prefix_index(tmp_path_factory):
         columns.append([code(p) for _ in range(100)])
     half = [[code(prefix() if rng.random() < 0.5 else None) for _ in range(100)] for _ in range(20)]
     columns += half
-    out = tmp_path_factory.mktemp("prefix") / "index"
-    write_local_index(columns, out)
-    with PatternIndex.open(out) as index:
-        yield index
+    yield from _indexed(tmp_path_factory, "prefix", columns)
 
 
 def test_a_constant_prefix_does_not_take_the_evidence_of_the_numbers_behind_it(prefix_index):
@@ -139,10 +140,5 @@ def test_a_constant_prefix_does_not_take_the_evidence_of_the_numbers_behind_it(p
     train = [f"ORD-{rng.randint(10000, 99999)}" for _ in range(30)]
     s = solve(train, prefix_index, method="fmdv", params=PARAMS)
     assert s is not None and s.pattern == "<upper>+-<digit>{5}"
-    unconditioned = solve(
-        train,
-        prefix_index,
-        method="fmdv",
-        params=SolverParams(**{**PARAMS.__dict__, "condition": False}),
-    )
+    unconditioned = _unconditioned(train, prefix_index)
     assert unconditioned is None or unconditioned.pattern != "<upper>+-<digit>{5}"
