@@ -105,7 +105,7 @@ class SolverParams:
         values all match every hypothesis, n of them as evidence (the least
         evidenced position's distinct texts or runs in the training order,
         :func:`_evidence`, leaving out a position of one text where the
-        hypothesis puts a class of any length, :func:`_hypothesis_evidence`),
+        hypothesis puts a letter class of any length, :func:`_hypothesis_evidence`),
         which makes the corpus's impure columns of a pattern unlikely models
         of it; ``False``: the shrunk Eq. 4 alone.
     max_branches
@@ -641,31 +641,34 @@ def _evidence(columns: Iterable[tuple[Collection[Token], int]]) -> tuple[int | N
     )
 
 
-def _hypothesis_evidence(positions: Sequence[int | None], bounded: int) -> int:
+def _hypothesis_evidence(positions: Sequence[int | None], free: int) -> int:
     """The evidence n of one hypothesis of a segment, from its positions' evidence.
 
     ``positions``: each position's evidence, less the first text (what made
     the options hypotheses; 0 for a position of one text), None for a symbol
-    position; ``bounded``: a bit mask of the positions where the hypothesis
-    fixes a width (``<digit>{1}``, ``<upper>{3}``:
-    :meth:`~autovalidate.solver.search.SegmentSpace.bounded`).
+    position; ``free``: a bit mask of the positions where the hypothesis puts
+    a letter class of any length (``<upper>+``, ``<lower>+``, ``<letter>+``:
+    :meth:`~autovalidate.solver.search.SegmentSpace.free`).
 
     The least evidenced position bounds the hypothesis (:func:`_evidence`),
-    with one exception: a position of a single text (a prefix ``ORD``, a
-    domain ``example.com``) under a class of any length (``<upper>+``,
-    ``<lower>+``). That text tells nothing about how the position varies,
-    and the class claims nothing that another text of its kind would break,
-    so the position neither evidences nor limits the hypothesis: ``ORD-`` and
-    hundreds of order numbers condition ``<upper>+-<digit>{6}`` by the
-    numbers. A fixed width at such a position is a claim one text cannot
-    evidence (``ORD`` as ``<upper>{3}``), and a position of a few texts
-    still bounds every hypothesis (the month of ``8/16/2016`` seen twice: a
-    word position of a few texts is how prose looks). With no position left,
-    the segment's best evidenced position counts.
+    with one exception: a position of a single text under a letter class of
+    any length. A letter run that is the same in every training value is a
+    literal of the format (a prefix ``ORD``, a unit, the domain of
+    ``name@example.com``), and such a class claims nothing its one text
+    could have disproved, so the position neither evidences nor limits the
+    hypothesis: ``ORD-`` and hundreds of order numbers condition
+    ``<upper>+-<digit>{6}`` by the numbers. Everywhere else a position of one
+    text still leaves the hypothesis unconditioned: a fixed width (``ORD`` as
+    ``<upper>{3}``) is a claim one text cannot evidence, and a digit run that
+    is the same in every training value is a value of the batch (the year of
+    ``8/16/2016``, the first octet of one network), the sign of a narrow
+    slice of a column whose other positions (two months) evidence less than
+    their counts. With no position left, the segment's best evidenced one
+    counts.
     """
     counted = [(i, n) for i, n in enumerate(positions) if n is not None]
     most = max((n for _, n in counted), default=0)
-    return min((n for i, n in counted if n or bounded >> i & 1), default=most)
+    return min((n for i, n in counted if n or not free >> i & 1), default=most)
 
 
 #: A class element of a canonical pattern (``<digit>{4}``, ``<upper>+``, ``<num>``):
@@ -692,7 +695,8 @@ class _SpaceEvidence:
     space: SegmentSpace
     #: each position's evidence less the first text; None: a symbol position
     positions: tuple[int | None, ...]
-    #: whether hypotheses differ in evidence (a position of one text beside others)
+    #: whether hypotheses differ in evidence (a position of one text, beside
+    #: better evidenced ones, that a letter class of any length can leave out)
     varies: bool
     #: the evidence of every hypothesis where they do not differ
     least: int
@@ -712,7 +716,10 @@ class _SpaceEvidence:
         positions = tuple(None if t is None else max(0, t - 1) if condition else 0 for t in texts)
         counted = [t for t in positions if t is not None]
         least = min(counted, default=0)
-        varies = least == 0 and max(counted, default=0) > 0
+        # a position of one text that a letter class of any length can leave out
+        varies = max(counted, default=0) > 0 and any(
+            t == 0 and any(space.slots[i].coded.free) for i, t in enumerate(positions)
+        )
         most = min((t for t in counted if t), default=0)
         return cls(space, positions, varies, least, most)
 
@@ -721,7 +728,7 @@ class _SpaceEvidence:
         if not self.varies:
             return self.least
         if pattern not in self._n:
-            mask = self.space.bounded(pattern)
+            mask = self.space.free(pattern)
             if mask not in self._by_mask:
                 self._by_mask[mask] = _hypothesis_evidence(self.positions, mask)
             self._n[pattern] = self._by_mask[mask]
@@ -730,10 +737,10 @@ class _SpaceEvidence:
     def futile(self, bound: Callable[[int, float], float], max_fpr: float, pattern: str) -> float:
         """The coverage below which no specialization of a found pattern can be feasible.
 
-        A specialization fixes a width wherever the pattern does (or keeps a
-        constant), so its evidence is at most the pattern's own.
+        Its specializations have at most the evidence of the pattern with
+        every slot that is or can become :meth:`~SegmentSpace.free` free.
         """
-        n = self.n(pattern)
+        n = _hypothesis_evidence(self.positions, self.space.freeable(pattern))
         if n not in self._futile:
             self._futile[n] = bound(n, max_fpr)
         return self._futile[n]

@@ -75,12 +75,15 @@ class _Coded(NamedTuple):
     children: tuple[tuple[int, ...], ...]
     roots: tuple[int, ...]
     levels: tuple[int, ...]
-    #: per option, whether it fixes a width (``<digit>{4}``, ``<upper>{1}<lower>{5}``)
-    bounded: tuple[bool, ...]
+    #: per option, whether it is a letter class of any length (:data:`_FREE`)
+    free: tuple[bool, ...]
+    #: per option, whether it or one of its specializations is
+    freeable: tuple[bool, ...]
 
 
-#: A class element with a fixed count: what makes an option bound its text's width.
-_FIXED_WIDTH = re.compile(r">\{[0-9]+\}")
+#: Letter classes of any length: a position of one text under them claims
+#: nothing that text could have disproved (``fmdv._hypothesis_evidence``).
+_FREE = re.compile(r"<(?:upper|lower|letter)>\+")
 
 
 @dataclass
@@ -96,13 +99,19 @@ class _Slot:
         """The options as numbers: a slot is shared by many segments, so it is coded once."""
         names = tuple(sorted(self.options))
         number = {o: i for i, o in enumerate(names)}
+        free = tuple(_FREE.fullmatch(o) is not None for o in names)
+        freeable = list(free)
+        for i in sorted(range(len(names)), key=lambda i: -self.levels[names[i]]):
+            # deepest first: an option's children are decided before it
+            freeable[i] = free[i] or any(freeable[number[c]] for c in self.children[names[i]])
         return _Coded(
             names,
             tuple(tuple(number[p] for p in self.parents[o]) for o in names),
             tuple(tuple(number[c] for c in self.children[o]) for o in names),
             tuple(number[o] for o in self.roots),
             tuple(self.levels[o] for o in names),
-            tuple(_FIXED_WIDTH.search(o) is not None for o in names),
+            free,
+            tuple(freeable),
         )
 
 
@@ -165,7 +174,7 @@ class SegmentSpace:
     #: pattern -> specificity: the sum of its options' levels in the hierarchy
     #: (kept for the patterns found, which :meth:`best` ranks)
     level: dict[str, int] = field(default_factory=dict)
-    #: pattern -> its node number (kept for the patterns found: :meth:`bounded`)
+    #: pattern -> its node number (kept for the patterns found: :meth:`free`)
     node: dict[str, int] = field(default_factory=dict)
     #: patterns found with a smaller Cov_T are not expanded: none of their
     #: specializations can be feasible (:meth:`FprPrior.futile_below`)
@@ -214,24 +223,41 @@ class SegmentSpace:
         self.level[pattern] = level
         self.node[pattern] = node
 
-    def bounded(self, pattern: str) -> int:
-        """The slots where a found pattern's option fixes a width, as a bit mask (bit i: slot i).
+    def free(self, pattern: str) -> int:
+        """The slots where a found pattern has a letter class of any length, as a bit mask.
 
-        ``<digit>{4}``, ``<upper>{1}<lower>{5}`` and ``<hex-lower>{8}`` fix
-        one; a constant, ``<digit>+``, ``<num>`` and a symbol do not.
+        Bit i stands for slot i: ``<upper>+``, ``<lower>+`` and ``<letter>+``
+        set it; a constant, a fixed width, ``<digit>+``, ``<alphanum>+`` and
+        a symbol do not.
         """
+        return self._mask(pattern, self._free_bits)
+
+    def freeable(self, pattern: str) -> int:
+        """The slots where a found pattern or one of its specializations is :meth:`free`."""
+        return self._mask(pattern, self._freeable_bits)
+
+    def _mask(self, pattern: str, table: list[tuple[int, tuple[int, ...]]]) -> int:
         mask, rest = 0, self.node[pattern]
-        for radix, bits in self._widths:  # the last slot varies fastest
+        for radix, bits in table:  # the last slot varies fastest
             rest, digit = divmod(rest, radix)
             mask |= bits[digit]
         return mask
 
     @functools.cached_property
-    def _widths(self) -> list[tuple[int, tuple[int, ...]]]:
-        """Per slot, last first: its number of options and each option's bit of :meth:`bounded`."""
+    def _free_bits(self) -> list[tuple[int, tuple[int, ...]]]:
+        """Per slot, last first: its number of options and each option's bit of :meth:`free`."""
         coded = [slot.coded for slot in self.slots]
         return [
-            (len(c.names), tuple(int(b) << i for b in c.bounded))
+            (len(c.names), tuple(int(f) << i for f in c.free))
+            for i, c in reversed(list(enumerate(coded)))
+        ]
+
+    @functools.cached_property
+    def _freeable_bits(self) -> list[tuple[int, tuple[int, ...]]]:
+        """As :attr:`_free_bits`, for :meth:`freeable`."""
+        coded = [slot.coded for slot in self.slots]
+        return [
+            (len(c.names), tuple(int(f) << i for f in c.freeable))
             for i, c in reversed(list(enumerate(coded)))
         ]
 

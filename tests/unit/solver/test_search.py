@@ -45,14 +45,15 @@ def test_top_down_finds_what_the_whole_lookup_finds(small_index, values, min_cov
             found[budget] = [
                 (
                     {p: st for p, st in s.found.items() if st.cov >= min_cov},
-                    {p: (s.level[p], s.bounded(p)) for p in s.found},
+                    {p: (s.level[p], s.free(p), s.freeable(p)) for p in s.found},
                 )
                 for s in spaces
             ]
-            if budget:  # whole spaces: a pattern's width mask read off its options
+            if budget:  # whole spaces: a pattern's masks read off its options
                 for s in spaces:
                     for p in s.found:
-                        assert s.bounded(p) == _width_mask(s, p)
+                        assert s.free(p) == _free_mask(s, p)
+                        assert s.free(p) & ~s.freeable(p) == 0
         whole, top_down = found[10**9], found[0]
         assert [f for f, _ in whole] == [f for f, _ in top_down]
         for (f, known_whole), (_, known_top) in zip(whole, top_down, strict=True):
@@ -61,12 +62,12 @@ def test_top_down_finds_what_the_whole_lookup_finds(small_index, values, min_cov
         monkeypatch.undo()
 
 
-def _width_mask(space: SegmentSpace, pattern: str) -> int:
-    """The slots whose option in ``pattern`` has a fixed count, from the options themselves."""
+def _free_mask(space: SegmentSpace, pattern: str) -> int:
+    """The slots whose option in ``pattern`` is a letter class of any length, from the options."""
     options = list(itertools.product(*(sorted(slot.options) for slot in space.slots)))
     chosen = options[space.node[pattern]]  # node numbers follow all_patterns' order
     assert "".join(chosen) == pattern
-    return sum(1 << i for i, o in enumerate(chosen) if re.search(r">\{[0-9]+\}", o))
+    return sum(1 << i for i, o in enumerate(chosen) if re.fullmatch(r"<(upper|lower|letter)>\+", o))
 
 
 def test_the_comparison_is_not_vacuous(small_index):
