@@ -105,7 +105,8 @@ class SolverParams:
         values all match every hypothesis, n of them as evidence (the least
         evidenced position's distinct texts or runs in the training order,
         :func:`_evidence`, leaving out a position of one text where the
-        hypothesis puts a letter class of any length, :func:`_hypothesis_evidence`),
+        hypothesis puts a one-case letter class of any length,
+        :func:`_hypothesis_evidence`),
         which makes the corpus's impure columns of a pattern unlikely models
         of it; ``False``: the shrunk Eq. 4 alone.
     max_branches
@@ -647,24 +648,29 @@ def _hypothesis_evidence(positions: Sequence[int | None], free: int) -> int:
     ``positions``: each position's evidence, less the first text (what made
     the options hypotheses; 0 for a position of one text), None for a symbol
     position; ``free``: a bit mask of the positions where the hypothesis puts
-    a letter class of any length (``<upper>+``, ``<lower>+``, ``<letter>+``:
+    a one-case letter class of any length (``<upper>+``, ``<lower>+``:
     :meth:`~autovalidate.solver.search.SegmentSpace.free`).
 
     The least evidenced position bounds the hypothesis (:func:`_evidence`),
-    with one exception: a position of a single text under a letter class of
-    any length. A letter run that is the same in every training value is a
-    literal of the format (a prefix ``ORD``, a unit, the domain of
-    ``name@example.com``), and such a class claims nothing its one text
-    could have disproved, so the position neither evidences nor limits the
-    hypothesis: ``ORD-`` and hundreds of order numbers condition
-    ``<upper>+-<digit>{6}`` by the numbers. Everywhere else a position of one
-    text still leaves the hypothesis unconditioned: a fixed width (``ORD`` as
-    ``<upper>{3}``) is a claim one text cannot evidence, and a digit run that
-    is the same in every training value is a value of the batch (the year of
-    ``8/16/2016``, the first octet of one network), the sign of a narrow
-    slice of a column whose other positions (two months) evidence less than
-    their counts. With no position left, the segment's best evidenced one
-    counts.
+    with one exception: a position of a single text under a one-case letter
+    class of any length. A run of letters of one case that is the same in
+    every training value is how a machine format writes a literal (a prefix
+    ``ORD``, ``CVE``, the domain of ``name@example.com``), and such a class
+    keeps the one property of it that its one text shows, its case, while
+    claiming nothing that text could have disproved; so the position neither
+    evidences nor limits the hypothesis: ``ORD-`` and hundreds of order
+    numbers condition ``<upper>+-<digit>{6}`` by the numbers.
+
+    Everywhere else a position of one text still leaves the hypothesis
+    unconditioned. A fixed width (``ORD`` as ``<upper>{3}``) is a claim one
+    text cannot evidence. A title-case word the same in every value (``Lake``
+    of ``Kaby Lake``, ``Coffee Lake``) is a word of prose, whose training
+    tenth is one narrow group; ``<letter>+``, the only class of any length
+    above it, leaves its case open too. A digit run the same in every
+    training value is a value of the batch (the year of ``8/16/2016``, the
+    first octet of one network), the sign of a narrow slice of a column whose
+    other positions (two months) evidence less than their counts. With no
+    position left, the segment's best evidenced one counts.
     """
     counted = [(i, n) for i, n in enumerate(positions) if n is not None]
     most = max((n for _, n in counted), default=0)
@@ -696,7 +702,7 @@ class _SpaceEvidence:
     #: each position's evidence less the first text; None: a symbol position
     positions: tuple[int | None, ...]
     #: whether hypotheses differ in evidence (a position of one text, beside
-    #: better evidenced ones, that a letter class of any length can leave out)
+    #: better evidenced ones, that a one-case letter class can leave out)
     varies: bool
     #: the evidence of every hypothesis where they do not differ
     least: int
@@ -716,7 +722,7 @@ class _SpaceEvidence:
         positions = tuple(None if t is None else max(0, t - 1) if condition else 0 for t in texts)
         counted = [t for t in positions if t is not None]
         least = min(counted, default=0)
-        # a position of one text that a letter class of any length can leave out
+        # a position of one text that a one-case letter class can leave out
         varies = max(counted, default=0) > 0 and any(
             t == 0 and any(space.slots[i].coded.free) for i, t in enumerate(positions)
         )

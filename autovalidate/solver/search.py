@@ -75,15 +75,15 @@ class _Coded(NamedTuple):
     children: tuple[tuple[int, ...], ...]
     roots: tuple[int, ...]
     levels: tuple[int, ...]
-    #: per option, whether it is a letter class of any length (:data:`_FREE`)
+    #: per option, whether it is a one-case letter class of any length (:data:`_FREE`)
     free: tuple[bool, ...]
     #: per option, whether it or one of its specializations is
     freeable: tuple[bool, ...]
 
 
-#: Letter classes of any length: a position of one text under them claims
-#: nothing that text could have disproved (``fmdv._hypothesis_evidence``).
-_FREE = re.compile(r"<(?:upper|lower|letter)>\+")
+#: One-case letter classes of any length: a position of one text under them
+#: claims nothing that text could have disproved (``fmdv._hypothesis_evidence``).
+_FREE = re.compile(r"<(?:upper|lower)>\+")
 
 
 @dataclass
@@ -224,11 +224,11 @@ class SegmentSpace:
         self.node[pattern] = node
 
     def free(self, pattern: str) -> int:
-        """The slots where a found pattern has a letter class of any length, as a bit mask.
+        """The slots where a found pattern has a one-case letter class of any length, as a bit mask.
 
-        Bit i stands for slot i: ``<upper>+``, ``<lower>+`` and ``<letter>+``
-        set it; a constant, a fixed width, ``<digit>+``, ``<alphanum>+`` and
-        a symbol do not.
+        Bit i stands for slot i: ``<upper>+`` and ``<lower>+`` set it; a
+        constant, a fixed width, ``<letter>+``, ``<digit>+``, ``<alphanum>+``
+        and a symbol do not.
         """
         return self._mask(pattern, self._free_bits)
 

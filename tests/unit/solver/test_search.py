@@ -63,11 +63,11 @@ def test_top_down_finds_what_the_whole_lookup_finds(small_index, values, min_cov
 
 
 def _free_mask(space: SegmentSpace, pattern: str) -> int:
-    """The slots whose option in ``pattern`` is a letter class of any length, from the options."""
+    """The slots whose option in ``pattern`` is a one-case letter class of any length."""
     options = list(itertools.product(*(sorted(slot.options) for slot in space.slots)))
     chosen = options[space.node[pattern]]  # node numbers follow all_patterns' order
     assert "".join(chosen) == pattern
-    return sum(1 << i for i, o in enumerate(chosen) if re.fullmatch(r"<(upper|lower|letter)>\+", o))
+    return sum(1 << i for i, o in enumerate(chosen) if re.fullmatch(r"<(upper|lower)>\+", o))
 
 
 def test_the_comparison_is_not_vacuous(small_index):
