@@ -265,8 +265,10 @@ def drift_recall(
     -------
     (report, per_case)
         ``report["methods"][name][subset]`` with subset ``all`` (every case
-        with a counted mutated value) and ``with_rule`` (those where the method
-        gives a rule): ``total`` (mean of the per-case fraction rejected over
+        with a counted mutated value), ``with_rule`` (those where the method
+        gives a rule) and ``passing`` (those where its rule passes its own
+        test: drift recall unsquashed, what the rules themselves reject):
+        ``total`` (mean of the per-case fraction rejected over
         all kinds) and ``kinds`` (per kind, the mean over the cases with a
         counted value of that kind), with ``cases`` and ``kind_cases``;
         ``report["counted"]`` the counted mutated values and cases per kind.
@@ -312,6 +314,7 @@ def drift_recall(
         report["methods"][name] = {
             "all": _means(total, kinds, range(len(rules))),
             "with_rule": _means(total, kinds, with_rule),
+            "passing": _means(total, kinds, [i for i in with_rule if precision[name][i]]),
         }
     return report, per_case
 

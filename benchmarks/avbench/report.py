@@ -240,7 +240,15 @@ def _drift_lines(drift: dict[str, Any] | None) -> list[str]:
         + ", ".join(f"{k} {c['values']} ({c['cases']})" for k, c in drift["counted"].items())
         + ".",
     ]
-    subsets = (("all", "mean over B"), ("with_rule", "mean over the columns with a rule"))
+    subsets = (
+        ("all", "mean over B"),
+        ("with_rule", "mean over the columns with a rule"),
+        (
+            "passing",
+            "mean over the columns whose rule passes its own test (not squashed: what the "
+            "rules reject; the rows above are at most this times the share of rules passing)",
+        ),
+    )
     for subset, title in subsets:
         lines += [
             "",

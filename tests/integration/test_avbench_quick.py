@@ -66,10 +66,16 @@ def _check_methods(report):
     drift = report["drift"]
     assert set(drift["methods"]) == set(METHOD_KEYS)
     for name, result in drift["methods"].items():
-        for subset in ("all", "with_rule"):
+        for subset in ("all", "with_rule", "passing"):
             d = result[subset]
             assert set(d["kinds"]) == set(drift["counted"]), name
             assert all(_fraction(x) or math.isnan(x) for x in (d["total"], *d["kinds"].values()))
+        # squashing only adds zeros: the rules that pass their test reject at least as much
+        passing, with_rule = result["passing"], result["with_rule"]
+        for k in ("total", *drift["counted"]):
+            x = passing[k] if k == "total" else passing["kinds"][k]
+            y = with_rule[k] if k == "total" else with_rule["kinds"][k]
+            assert math.isnan(x) or math.isnan(y) or x >= y - 1e-12, (name, k)
     real = report["real_errors"]
     assert set(real["methods"]) == set(METHOD_KEYS)
     for result in real["methods"].values():
