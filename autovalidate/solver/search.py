@@ -230,36 +230,30 @@ class SegmentSpace:
         constant, a fixed width, ``<letter>+``, ``<digit>+``, ``<alphanum>+``
         and a symbol do not.
         """
-        return self._mask(pattern, self._free_bits)
+        return self._mask(pattern, "free")
 
     def freeable(self, pattern: str) -> int:
         """The slots where a found pattern or one of its specializations is :meth:`free`."""
-        return self._mask(pattern, self._freeable_bits)
+        return self._mask(pattern, "freeable")
 
-    def _mask(self, pattern: str, table: list[tuple[int, tuple[int, ...]]]) -> int:
+    def _mask(self, pattern: str, flag: str) -> int:
         mask, rest = 0, self.node[pattern]
-        for radix, bits in table:  # the last slot varies fastest
+        for radix, bits in self._bits[flag]:  # the last slot varies fastest
             rest, digit = divmod(rest, radix)
             mask |= bits[digit]
         return mask
 
     @functools.cached_property
-    def _free_bits(self) -> list[tuple[int, tuple[int, ...]]]:
-        """Per slot, last first: its number of options and each option's bit of :meth:`free`."""
-        coded = [slot.coded for slot in self.slots]
-        return [
-            (len(c.names), tuple(int(f) << i for f in c.free))
-            for i, c in reversed(list(enumerate(coded)))
-        ]
+    def _bits(self) -> dict[str, list[tuple[int, tuple[int, ...]]]]:
+        """Per option flag (``free``, ``freeable``), the slots' mask tables, last slot first.
 
-    @functools.cached_property
-    def _freeable_bits(self) -> list[tuple[int, tuple[int, ...]]]:
-        """As :attr:`_free_bits`, for :meth:`freeable`."""
-        coded = [slot.coded for slot in self.slots]
-        return [
-            (len(c.names), tuple(int(f) << i for f in c.freeable))
-            for i, c in reversed(list(enumerate(coded)))
-        ]
+        Each entry: the slot's number of options and each option's bit of the mask.
+        """
+        coded = list(reversed(list(enumerate(slot.coded for slot in self.slots))))
+        return {
+            flag: [(len(c.names), tuple(int(f) << i for f in getattr(c, flag))) for i, c in coded]
+            for flag in ("free", "freeable")
+        }
 
     def best(self, *, max_fpr: float, min_cov: int, objective: str = "fpr") -> Hypothesis | None:
         """The best feasible pattern (FPR_T ≤ r, Cov_T ≥ m).
