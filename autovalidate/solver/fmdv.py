@@ -730,7 +730,7 @@ class _SpaceEvidence:
         return cls(space, positions, varies, least, most)
 
     def n(self, pattern: str) -> int:
-        """N of a found pattern of the space (constants aside: see :func:`_has_constant`)."""
+        """The evidence of a found pattern of the space (constants aside: :func:`_has_constant`)."""
         if not self.varies:
             return self.least
         if pattern not in self._n:
