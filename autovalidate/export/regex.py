@@ -15,7 +15,7 @@ Other tools run other engines, with other anchoring:
 
 :func:`translate` reads the regex construct by construct (``\A``, ``\z``,
 ``\p{L}``, ``\p{Lu}``, ``\p{Ll}``, character classes with ranges, escaped
-literals, ``\xHH``, ``{k}``, ``{k,m}``, ``+``, ``*``, ``?``, ``(?:...)``,
+literals, ``\xHH``, ``{k}``, ``{k,}``, ``{k,m}``, ``+``, ``*``, ``?``, ``(?:...)``,
 ``|``), so any pattern class rendered from these constructs translates, and
 writes it again in a :class:`Dialect`, wrapped in the anchors that make it a
 full match under the target's own semantics. Where the target cannot say
@@ -82,7 +82,7 @@ class _Group:
 @dataclass(frozen=True)
 class _Repeat:
     node: _Node
-    quantifier: str  # "+", "*", "?", "{k}" or "{k,m}"
+    quantifier: str  # "+", "*", "?", "{k}", "{k,}" or "{k,m}"
 
 
 _Node = _Literal | _Class | _Group | _Repeat
@@ -132,7 +132,11 @@ class _Parser:
                 end = self.text.find("}", self.i)
                 body = self.text[self.i + 1 : end] if end > 0 else ""
                 parts = body.split(",")
-                if not (1 <= len(parts) <= 2 and all(p.isdigit() for p in parts)):
+                if not (
+                    1 <= len(parts) <= 2
+                    and parts[0].isdigit()
+                    and (len(parts) == 1 or parts[1] == "" or parts[1].isdigit())
+                ):
                     raise self.fail("a bad {k} quantifier")
                 self.i = end + 1
                 atom = _Repeat(atom, "{" + body + "}")

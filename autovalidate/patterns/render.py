@@ -10,7 +10,9 @@ match, a trailing newline included) and means exactly the same in Python's
   ``[0-9a-f]`` and ``[0-9A-F]`` for a hexadecimal digit of one case, and
   ``[^\p{L}0-9]`` for one symbol character (``<symbol>``, which hierarchy
   version 1 generated; constraint files written then still render);
-* ``{k}`` and ``+`` quantifiers, non-capturing groups, ``?`` on a group;
+* ``{k}``, ``{k,}`` (at least k: a run whose shortest length the corpus
+  justifies, see :mod:`autovalidate.solver.lengths`) and ``+`` quantifiers,
+  non-capturing groups, ``?`` on a group;
 * literals as :func:`~autovalidate.portable_regex.literal_regex` writes them:
   ASCII letters and digits as they are, ASCII punctuation escaped with a
   backslash, control characters below U+00A0 as ``\xHH``, every other
@@ -23,12 +25,22 @@ engine's tables (Java 17 has Unicode 13).
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import NamedTuple
+
+import regex
 
 from autovalidate.errors import ParameterError
 from autovalidate.portable_regex import literal_regex
 
-__all__ = ["Element", "describe_pattern", "parse_pattern", "pattern_regex", "render_body"]
+__all__ = [
+    "Element",
+    "describe_pattern",
+    "parse_pattern",
+    "pattern_regex",
+    "render_body",
+    "run_lengths",
+]
 
 _CLASS_REGEX = {
     "digit": "[0-9]",
@@ -61,7 +73,8 @@ class Element(NamedTuple):
 
     ``kind`` is ``"literal"`` (``text`` is the character), ``"class"`` (``text``
     is ``digit``/``letter``/``upper``/``lower``/``alphanum``/``hex-lower``/``hex-upper``
-    and ``quantifier`` is a count ``k`` or ``"+"``) or ``"bare"`` (``text`` is ``num``/``symbol``).
+    and ``quantifier`` is a count ``k``, ``"+"``, or ``"k,"`` for at least k) or ``"bare"``
+    (``text`` is ``num``/``symbol``).
     """
 
     kind: str
@@ -108,17 +121,25 @@ def parse_pattern(pattern: str) -> list[Element]:
         elif i < n and pattern[i] == "{":
             end = pattern.find("}", i)
             count = pattern[i + 1 : end] if end > 0 else ""
-            if not count.isdigit() or int(count) < 1:
+            least = count[:-1] if count.endswith(",") else None
+            if least is not None and least.isdigit() and int(least) >= 2:
+                out.append(Element("class", name, count))
+            elif count.isdigit() and int(count) >= 1:
+                out.append(Element("class", name, int(count)))
+            else:
                 raise ParameterError(f"bad count after <{name}> in pattern {pattern!r}")
-            out.append(Element("class", name, int(count)))
             i = end + 1
         else:
-            raise ParameterError(f"<{name}> needs {{k}} or + in pattern {pattern!r}")
+            raise ParameterError(f"<{name}> needs {{k}}, {{k,}} or + in pattern {pattern!r}")
     return out
 
 
-def render_body(pattern: str) -> str:
-    """Regex for a canonical pattern string, without anchors."""
+def render_body(pattern: str, *, capture_runs: bool = False) -> str:
+    """Regex for a canonical pattern string, without anchors.
+
+    With ``capture_runs``, every ``+`` run is a capturing group, in order
+    (to read a value's run lengths; a constraint's regex never captures).
+    """
     parts: list[str] = []
     for el in parse_pattern(pattern):
         if el.kind == "literal":
@@ -127,10 +148,32 @@ def render_body(pattern: str) -> str:
             parts.append(_BARE_REGEX[el.text])
         else:
             q = el.quantifier
-            parts.append(
-                _CLASS_REGEX[el.text] + ("+" if q == "+" else "" if q == 1 else f"{{{q}}}")
-            )
+            body = _CLASS_REGEX[el.text] + ("+" if q == "+" else "" if q == 1 else f"{{{q}}}")
+            parts.append(f"({body})" if capture_runs and q == "+" else body)
     return "".join(parts)
+
+
+@lru_cache(maxsize=1 << 12)
+def _runs_regex(pattern: str) -> regex.Pattern[str]:
+    return regex.compile(render_body(pattern, capture_runs=True))
+
+
+@lru_cache(maxsize=1 << 16)
+def run_lengths(pattern: str, text: str) -> tuple[int, ...]:
+    """The length of each ``+`` run of ``pattern`` in ``text``, in order.
+
+    Runs of one class next to another of an overlapping class split as the
+    regex engine's greedy match splits them.
+
+    Raises
+    ------
+    ParameterError
+        If ``pattern`` does not fully match ``text``.
+    """
+    m = _runs_regex(pattern).fullmatch(text)
+    if m is None:
+        raise ParameterError(f"pattern {pattern!r} does not match {text!r}")
+    return tuple(len(g) for g in m.groups())
 
 
 Segments = list[tuple[str, bool]]
@@ -213,7 +256,12 @@ def _describe(pattern: str, optional: bool) -> str:
         else:
             one, many = _CLASS_WORDS[el.text]
             q = el.quantifier
-            words.append(f"1+ {many}" if q == "+" else f"1 {one}" if q == 1 else f"{q} {many}")
+            if q == "+":
+                words.append(f"1+ {many}")
+            elif isinstance(q, str):
+                words.append(f"{q[:-1]}+ {many}")
+            else:
+                words.append(f"1 {one}" if q == 1 else f"{q} {many}")
     if literal:
         words.append(repr(literal))
     text = " ".join(words)

@@ -26,7 +26,9 @@ def test_optional_segments():
     assert not regex.fullmatch(rx, "12:30:")
 
 
-@pytest.mark.parametrize("bad", ["<digit>", "<bogus>+", "<digit>{0}", "abc\\", "<digit"])
+@pytest.mark.parametrize(
+    "bad", ["<digit>", "<bogus>+", "<digit>{0}", "abc\\", "<digit", "<digit>{1,}", "<digit>{,3}"]
+)
 def test_malformed_patterns_are_refused(bad):
     with pytest.raises(ParameterError):
         parse_pattern(bad)
@@ -42,3 +44,27 @@ def test_patterns_read_as_words():
     assert describe_pattern([("<upper>{2}", False), ("-<digit>{1}", True)]) == (
         "2 uppercase letters ['-' 1 digit]"
     )
+
+
+def test_a_lower_bound_reads_renders_and_reads_as_words():
+    from autovalidate.patterns.render import Element, describe_pattern
+
+    assert parse_pattern("<digit>{3,}-") == [
+        Element("class", "digit", "3,"),
+        Element("literal", "-"),
+    ]
+    rx = pattern_regex("<upper>{1}<lower>{3,}")
+    assert rx == r"\A(?:\p{Lu}\p{Ll}{3,})\z"
+    assert regex.fullmatch(rx, "Rome") and regex.fullmatch(rx, "Berlin")
+    assert not regex.fullmatch(rx, "Ber")
+    assert describe_pattern("<digit>{3,}") == "3+ digits"
+
+
+def test_run_lengths_split_a_value_by_the_pattern_runs():
+    from autovalidate.patterns.render import run_lengths
+
+    assert run_lengths("<upper>+-<digit>+", "ORD-00471") == (3, 5)
+    assert run_lengths("<digit>{4}-<digit>+", "2021-7") == (1,)
+    assert run_lengths("<digit>{4}", "2021") == ()
+    with pytest.raises(ParameterError):
+        run_lengths("<digit>+", "12a")
