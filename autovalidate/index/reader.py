@@ -28,7 +28,13 @@ from autovalidate.index.schema import (
     pattern_id,
     read_metadata,
 )
-from autovalidate.index.stats import CONDITION_SIZES, FprPrior, PatternStats
+from autovalidate.index.stats import (
+    CONDITION_SIZES,
+    SHORT_BOUNDS,
+    FprPrior,
+    PatternStats,
+    RunShortfall,
+)
 
 __all__ = ["PatternIndex"]
 
@@ -37,6 +43,10 @@ _CONDITIONAL_COLUMNS = [f"pure_sum_{n}" for n in CONDITION_SIZES] + [
     f"imp_sum_{n}" for n in CONDITION_SIZES
 ]
 _CONDITIONAL = ", ".join(f"p.{c}" for c in _CONDITIONAL_COLUMNS)
+#: The run-length sums of a pattern row: short_cov_k for each bound, then short_sum_k.
+_SHORT = ", ".join(
+    [f"p.short_cov_{k}" for k in SHORT_BOUNDS] + [f"p.short_sum_{k}" for k in SHORT_BOUNDS]
+)
 
 
 def _pairs(sums: Sequence[float]) -> tuple[tuple[float, float], ...]:
@@ -94,6 +104,12 @@ class PatternIndex:
             for q, name in enumerate(_CONDITIONAL_COLUMNS):
                 self._conditional[:, q % k, q // k] = table.column(name).to_numpy()
             self._patterns = table.column("pattern").chunk(0) if table.num_rows else None
+            self._short_cov = np.column_stack(
+                [table.column(f"short_cov_{k}").to_numpy() for k in SHORT_BOUNDS]
+            )
+            self._short_sum = np.column_stack(
+                [table.column(f"short_sum_{k}").to_numpy() for k in SHORT_BOUNDS]
+            )
 
     @classmethod
     def open(
@@ -227,13 +243,12 @@ class PatternIndex:
             r[0]: PatternStats(float(r[2]), int(r[3]), _pairs(r[4:])) for r in rows if r[0] == r[1]
         }
 
-    def _search(self, unique: list[str]) -> dict[str, PatternStats]:
-        """Lookup in the warm index: binary search of the ids, then the strings compared."""
+    def _find(self, unique: list[str]) -> tuple[list[int], list[int]]:
+        """The patterns of ``unique`` the warm index has: their positions there, and their rows."""
         ids = self._ids
         assert ids is not None
-        out: dict[str, PatternStats] = {}
         if self._patterns is None:  # an empty index
-            return out
+            return [], []
         wanted = np.fromiter((pattern_id(p) for p in unique), np.int64, len(unique))
         # searched in sorted order: numpy narrows each search by the previous one, and
         # neighbouring keys share their probes (cache hits on a large id column)
@@ -243,9 +258,29 @@ class PatternIndex:
         inside = np.flatnonzero(left < len(ids))
         found = inside[ids[left[inside]] == wanted[inside]]
         if not found.size:
-            return out
-        rows = left[found]
+            return [], []
+        rows = left[found].tolist()
         names = self._patterns.take(pa.array(rows)).to_pylist()
+        positions = found.tolist()
+        for k, (i, name) in enumerate(zip(positions, names, strict=True)):
+            if name == unique[i]:
+                continue
+            row = rows[k] + 1  # a 64-bit id collision: the other rows of that id
+            rows[k] = -1
+            while row < len(ids) and ids[row] == wanted[i]:
+                if self._patterns[row].as_py() == unique[i]:
+                    rows[k] = row
+                    break
+                row += 1
+        kept = [k for k, row in enumerate(rows) if row >= 0]
+        if len(kept) < len(rows):
+            positions = [positions[k] for k in kept]
+            rows = [rows[k] for k in kept]
+        return positions, rows
+
+    def _search(self, unique: list[str]) -> dict[str, PatternStats]:
+        """Lookup in the warm index: binary search of the ids, then the strings compared."""
+        positions, rows = self._find(unique)
         # the statistics of all found rows built in one pass of C-level maps: a
         # few thousand per lookup on long values, where a loop cost 1.6 us each
         stats = map(
@@ -254,23 +289,62 @@ class PatternIndex:
             self._cov[rows].tolist(),
             [tuple(map(tuple, pairs)) for pairs in self._conditional[rows].tolist()],
         )
-        for i, row, name, st in zip(found.tolist(), rows.tolist(), names, stats, strict=True):
-            pattern = unique[i]
-            if name == pattern:
-                out[pattern] = st
-                continue
-            row += 1  # a 64-bit id collision: the other rows of that id
-            while row < len(ids) and ids[row] == wanted[i]:
-                if self._patterns[row].as_py() == pattern:
-                    out[pattern] = self._stats(row)
-                    break
-                row += 1
-        return out
+        return {unique[i]: st for i, st in zip(positions, stats, strict=True)}
 
-    def _stats(self, row: int) -> PatternStats:
-        """The statistics of one row of the warm index."""
-        pairs = self._conditional[row].tolist()
-        return PatternStats(float(self._fpr[row]), int(self._cov[row]), tuple(map(tuple, pairs)))
+    def shortfall(self, patterns: Iterable[str]) -> dict[str, RunShortfall]:
+        """How often the corpus's columns ran shorter than their training prefix, per pattern.
+
+        Parameters
+        ----------
+        patterns
+            Canonical pattern strings with ``+`` runs; duplicates are fine.
+
+        Returns
+        -------
+        dict
+            Pattern → :class:`RunShortfall` for the patterns found with
+            some ``short_cov_{k}`` ≥ 1 (see :mod:`autovalidate.index.schema`).
+
+        Raises
+        ------
+        IndexSchemaError
+            If the pattern files cannot be read.
+        """
+        unique = list(dict.fromkeys(patterns))
+        if not unique:
+            return {}
+        if self._ids is not None:
+            positions, rows = self._find(unique)
+            found = zip(
+                positions,
+                self._short_cov[rows].tolist(),
+                self._short_sum[rows].tolist(),
+                strict=True,
+            )
+            return {unique[i]: RunShortfall(tuple(c), tuple(s)) for i, c, s in found if any(c)}
+        query = pa.table(
+            {
+                "pattern_id": pa.array([pattern_id(p) for p in unique], pa.int64()),
+                "pattern": pa.array(unique, pa.string()),
+            }
+        )
+        with self._lock:
+            self._con.register("_candidates", query)
+            try:
+                rows = self._con.execute(
+                    f"SELECT q.pattern, p.pattern, {_SHORT} FROM _candidates q "
+                    "JOIN patterns p ON p.pattern_id = q.pattern_id"
+                ).fetchall()
+            except duckdb.Error as exc:
+                raise IndexSchemaError(str(self.path), f"cannot read pattern files: {exc}") from exc
+            finally:
+                self._con.unregister("_candidates")
+        k = len(SHORT_BOUNDS)
+        return {
+            r[0]: RunShortfall(tuple(map(int, r[2 : 2 + k])), tuple(map(float, r[2 + k :])))
+            for r in rows
+            if r[0] == r[1] and any(r[2 : 2 + k])
+        }
 
     @property
     def prior(self) -> FprPrior:

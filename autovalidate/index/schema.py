@@ -23,6 +23,13 @@ cov            BIGINT   Cov_T(p): columns with at least one value matching p
 imp_sum        DOUBLE   Σ_D Imp_D(p) over those columns (Eq. 1)
 pure_sum_{n}   DOUBLE   Σ_D (1 - Imp_D(p))^n, for n in :data:`CONDITION_SIZES`
 imp_sum_{n}    DOUBLE   Σ_D Imp_D(p) (1 - Imp_D(p))^n, likewise
+short_cov_{k}  BIGINT   columns whose training prefix has two or more distinct
+                        values matching p, whose ``+`` runs set the bound k
+                        (k in :data:`SHORT_BOUNDS`, the last for k or more)
+short_sum_{k}  DOUBLE   Σ_D Short_D(p) over those columns: the fraction of D's
+                        values after the prefix that match p with a ``+`` run
+                        shorter than the prefix showed
+                        (:attr:`~autovalidate.patterns.enumeration.ColumnPatterns.length_violations`)
 fpr            DOUBLE   FPR_T(p) = imp_sum / cov, a fraction in [0, 1] (Eq. 4)
 ============== ======== ==========================================================
 
@@ -30,6 +37,9 @@ fpr            DOUBLE   FPR_T(p) = imp_sum / cov, a fraction in [0, 1] (Eq. 4)
 from it all match p; with ``imp_sum_{n}`` it gives FPR_T conditioned on a
 training column of n distinct conforming values
 (:meth:`~autovalidate.index.stats.FprPrior.estimate`). Format 2 added them.
+``short_sum_{k} / short_cov_{k}`` is what bounding p's runs from below by the
+training values' shortest (k) adds to FPR_T (:mod:`autovalidate.solver.lengths`);
+format 3 added them.
 """
 
 from __future__ import annotations
@@ -42,7 +52,7 @@ from typing import Any
 
 from autovalidate._version import __version__
 from autovalidate.errors import IndexNotFoundError, IndexSchemaError, IndexVersionError
-from autovalidate.index.stats import CONDITION_SIZES
+from autovalidate.index.stats import CONDITION_SIZES, SHORT_BOUNDS, bound_stratum
 from autovalidate.patterns.hierarchy import HIERARCHY_VERSION
 
 __all__ = [
@@ -62,8 +72,9 @@ __all__ = [
 
 FORMAT_NAME = "autovalidate-pattern-index"
 #: Bumped whenever the files' layout or the meaning of a column changes
-#: (2: the conditional sums ``pure_sum_{n}`` and ``imp_sum_{n}``).
-FORMAT_VERSION = 2
+#: (2: the conditional sums ``pure_sum_{n}`` and ``imp_sum_{n}``; 3: the run
+#: length sums ``short_cov_{k}`` and ``short_sum_{k}``).
+FORMAT_VERSION = 3
 METADATA_FILE = "_autovalidate_index.json"
 PATTERNS_DIR = "patterns"
 #: The additive state of a pattern, column name → DuckDB type: what builds and
@@ -74,6 +85,8 @@ SUM_COLUMNS: dict[str, str] = {
     "imp_sum": "DOUBLE",
     **{f"pure_sum_{n}": "DOUBLE" for n in CONDITION_SIZES},
     **{f"imp_sum_{n}": "DOUBLE" for n in CONDITION_SIZES},
+    **{f"short_cov_{k}": "BIGINT" for k in SHORT_BOUNDS},
+    **{f"short_sum_{k}": "DOUBLE" for k in SHORT_BOUNDS},
 }
 #: Column name → DuckDB type of the pattern files, in file order.
 PATTERN_COLUMNS: dict[str, str] = {
@@ -84,21 +97,31 @@ PATTERN_COLUMNS: dict[str, str] = {
 }
 
 
-def column_state(imp: float) -> tuple[float, ...]:
+def column_state(imp: float, short: tuple[int, float] | None = None) -> tuple[float, ...]:
     """One corpus column's contribution to a pattern's sums, in :data:`SUM_COLUMNS` order.
 
     Parameters
     ----------
     imp
         Imp_D(p), the fraction of the column's values not matching p, in [0, 1] (Eq. 1).
+    short
+        ``(k, Short_D(p))``: the bound k ≥ 2 the column's training prefix
+        sets and the fraction, in [0, 1], of its later values shorter; or
+        ``None`` where the column says nothing of p's run lengths.
 
     Returns
     -------
     tuple of float
-        ``(1, imp, (1-imp)^n for n in CONDITION_SIZES..., imp (1-imp)^n ...)``.
+        ``(1, imp, (1-imp)^n for n in CONDITION_SIZES..., imp (1-imp)^n ...,
+        short_cov_{k}..., short_sum_{k}...)``, the short sums one-hot in k's stratum.
     """
     pures = [(1.0 - imp) ** n for n in CONDITION_SIZES]
-    return (1.0, imp, *pures, *(imp * w for w in pures))
+    covs = [0.0] * len(SHORT_BOUNDS)
+    sums = [0.0] * len(SHORT_BOUNDS)
+    if short is not None:
+        covs[bound_stratum(short[0])] = 1.0
+        sums[bound_stratum(short[0])] = short[1]
+    return (1.0, imp, *pures, *(imp * w for w in pures), *covs, *sums)
 
 
 def pattern_id(pattern: str) -> int:

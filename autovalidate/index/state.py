@@ -96,11 +96,13 @@ class IndexAccumulator:
             return
         self.columns_indexed += 1
         n = cp.n_values
-        states: dict[int, tuple[float, ...]] = {}  # patterns of a column share few counts
+        # patterns of a column share few counts and shares
+        states: dict[tuple[int, tuple[int, float] | None], tuple[float, ...]] = {}
         for pattern, count in cp.counts.items():
-            state = states.get(count)
+            key = (count, cp.length_violations.get(pattern))
+            state = states.get(key)
             if state is None:
-                state = states[count] = column_state(1.0 - count / n)
+                state = states[key] = column_state(1.0 - count / n, key[1])
             self._add(pattern, state)
 
     def _add(self, pattern: str, state: Sequence[float]) -> None:
@@ -124,7 +126,11 @@ class IndexAccumulator:
     def rows(self) -> Iterator[tuple[Any, ...]]:
         """``(pattern_id, pattern, *sums)`` for every pattern, sums in ``SUM_COLUMNS`` order."""
         for pattern, state in self.sums.items():
-            yield (pattern_id(pattern), pattern, int(state[0]), *state[1:])
+            yield (
+                pattern_id(pattern),
+                pattern,
+                *(int(x) if integral else x for x, integral in zip(state, _INTEGRAL, strict=True)),
+            )
 
     def arrow_columns(self, min_cov: int = 1) -> dict[str, Any]:
         """The rows with Cov_T ≥ ``min_cov``, sorted by ``pattern_id``, as Arrow arrays.
@@ -143,6 +149,9 @@ class IndexAccumulator:
             "rungs": dict(self.rungs),
         }
 
+
+#: Which sums are counts (BIGINT), in SUM_COLUMNS order.
+_INTEGRAL = tuple(t == "BIGINT" for t in SUM_COLUMNS.values())
 
 #: The one pattern file of an index written in this process (local build, merge).
 PART_FILE = "part-00000.parquet"

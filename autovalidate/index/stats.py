@@ -13,7 +13,14 @@ import functools
 import math
 from typing import NamedTuple
 
-__all__ = ["CONDITION_SIZES", "FprPrior", "PatternStats"]
+__all__ = [
+    "CONDITION_SIZES",
+    "SHORT_BOUNDS",
+    "FprPrior",
+    "PatternStats",
+    "RunShortfall",
+    "bound_stratum",
+]
 
 
 #: Training sizes n (distinct values) at which an index keeps the sums of the
@@ -21,6 +28,19 @@ __all__ = ["CONDITION_SIZES", "FprPrior", "PatternStats"]
 #: the estimate is interpolated in log(1 + n), above the last one it is the
 #: last one's.
 CONDITION_SIZES: tuple[int, ...] = (3, 10, 30, 100)
+
+
+#: Strata of the run-length statistic by the bound k a training prefix sets
+#: (:class:`RunShortfall`): k = 2, 3, 4, 5, and 6 or more.  The risk of a
+#: bound grows with k: on the shared lake, a lower-case word column whose
+#: prefix's shortest word has 2 letters (``no``) has 0.1% of its later
+#: values shorter, one with 5 letters 2%.
+SHORT_BOUNDS: tuple[int, ...] = (2, 3, 4, 5, 6)
+
+
+def bound_stratum(k: int) -> int:
+    """The position in :data:`SHORT_BOUNDS` of a bound k ≥ 2 (the last holds k ≥ 6)."""
+    return min(k, SHORT_BOUNDS[-1]) - SHORT_BOUNDS[0]
 
 
 class PatternStats(NamedTuple):
@@ -41,6 +61,34 @@ class PatternStats(NamedTuple):
     fpr: float
     cov: int
     conditional: tuple[tuple[float, float], ...] = ()
+
+
+class RunShortfall(NamedTuple):
+    """How a pattern's ``+`` runs kept their shortest length in the corpus, per bound.
+
+    Attributes
+    ----------
+    cov
+        Per stratum of :data:`SHORT_BOUNDS`: corpus columns whose training
+        prefix has at least two distinct values matching the pattern, with
+        runs that set a bound k in that stratum.
+    total
+        Per stratum: Σ over those columns of the fraction of the column's
+        later values that match the pattern with a run shorter than the
+        prefix showed.
+    """
+
+    cov: tuple[int, ...]
+    total: tuple[float, ...]
+
+    def rate(self, k: int, prior_columns: float, prior_rate: float) -> float:
+        """Mean shortfall of bound k, a fraction in [0, 1], pooled with a Beta prior.
+
+        ``(total + prior_columns · prior_rate) / (cov + prior_columns)`` in
+        the stratum of k: what bounding the runs from below adds to FPR_T.
+        """
+        s = bound_stratum(k)
+        return (self.total[s] + prior_columns * prior_rate) / (self.cov[s] + prior_columns)
 
 
 class FprPrior(NamedTuple):

@@ -19,6 +19,14 @@ nothing (it is counted as skipped).
 
 Values with more than ``tau`` tokens generate no patterns but still count in
 |D|: a pattern of at most τ tokens never matches them (§2.4).
+
+Beside the counts, the enumeration measures how well a pattern's ``+`` runs
+keep their shortest length: learning on the column's first
+:data:`TRAIN_FRACTION` of values (the paper's training prefix, §5.1), the
+fraction of the remaining values that match p but have a run shorter than
+any the prefix showed (:attr:`ColumnPatterns.length_violations`).  Summed
+over the corpus it estimates what bounding a run from below (``<digit>{3,}``
+for ``<digit>+``) adds to FPR_T (:mod:`autovalidate.solver.lengths`).
 """
 
 from __future__ import annotations
@@ -26,11 +34,13 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from autovalidate.errors import ParameterError
 from autovalidate.nulls import drop_missing
 from autovalidate.patterns.hierarchy import options
+from autovalidate.patterns.render import run_lengths
 from autovalidate.patterns.tokens import tokenize
 
 __all__ = [
@@ -38,6 +48,8 @@ __all__ = [
     "DEFAULT_LADDER",
     "DEFAULT_TAU",
     "MAX_TAU",
+    "MIN_TRAINED_TEXTS",
+    "TRAIN_FRACTION",
     "ColumnPatterns",
     "column_patterns",
 ]
@@ -51,6 +63,15 @@ DEFAULT_BUDGET = 20_000
 #: thousands of numeric columns makes every short code pattern look impure;
 #: with 0.5, date columns no longer count against a constant month.
 DEFAULT_LADDER: tuple[float, ...] = (0.2, 0.5, 1.0)
+#: The share of a column's first values that plays the training set when
+#: measuring run lengths: ceil(n * TRAIN_FRACTION) values, the paper's first
+#: 10% (§5.1), as a user profiles the head of a table.
+TRAIN_FRACTION = 0.1
+#: Fewest distinct training values matching a pattern for its runs' shortest
+#: lengths to be evidence: one value shows no variation (on the shared lake,
+#: a lower-case word column whose prefix holds one distinct word has 15% of
+#: its later values shorter; with two distinct words, 0.5%).
+MIN_TRAINED_TEXTS = 2
 
 
 @dataclass(frozen=True)
@@ -70,12 +91,22 @@ class ColumnPatterns:
     skipped
         ``None``, or ``"empty"`` (no non-null value), ``"wide"`` (no value of
         at most τ tokens) or ``"over-budget"`` (over budget at every rung).
+    length_violations
+        For each pattern of ``counts`` with a ``+`` run that at least
+        :data:`MIN_TRAINED_TEXTS` distinct values of the training prefix (the
+        first ceil(n · :data:`TRAIN_FRACTION`) values) match, and whose runs
+        the prefix shows at least 2 long: ``(k, fraction)``, where k ≥ 2 is
+        the largest of the runs' shortest lengths in the prefix (the bound
+        that would be set) and the fraction, in [0, 1], is of the values
+        after the prefix that match the pattern with some ``+`` run shorter
+        than every prefix value had it.  Empty when no value follows the prefix.
     """
 
     n_values: int
     counts: dict[str, int]
     min_coverage: float | None
     skipped: str | None = None
+    length_violations: dict[str, tuple[int, float]] = field(default_factory=dict)
 
     def impurity(self, pattern: str) -> float:
         """Imp_D(p) (Eq. 1): the fraction of the column's values p does not match."""
@@ -129,16 +160,28 @@ def column_patterns(
     if not ladder or any(not 0.0 <= c <= 1.0 for c in ladder) or list(ladder) != sorted(ladder):
         raise ParameterError(f"ladder must be increasing fractions in [0, 1], got {ladder}")
 
-    distinct = Counter(drop_missing(values))
-    n = sum(distinct.values())
+    kept = list(drop_missing(values))
+    n = len(kept)
     if n == 0:
         return ColumnPatterns(0, {}, None, "empty")
+    n_train = math.ceil(n * TRAIN_FRACTION)
+    trained = set(kept[:n_train])
+    distinct = Counter(kept)
+    after = Counter(kept[n_train:])
 
-    groups: dict[int, list[tuple[tuple[tuple[str, ...], ...], int]]] = defaultdict(list)
+    groups: dict[int, list[_Member]] = defaultdict(list)
     for value, weight in distinct.items():
         tokens = tokenize(value)
         if 0 < len(tokens) <= tau:
-            groups[len(tokens)].append((tuple(options(t) for t in tokens), weight))
+            groups[len(tokens)].append(
+                _Member(
+                    tuple(options(t) for t in tokens),
+                    tuple(t.text for t in tokens),
+                    weight,
+                    value in trained,
+                    after[value],
+                )
+            )
     if not groups:
         return ColumnPatterns(n, {}, None, "wide")
 
@@ -146,54 +189,117 @@ def column_patterns(
     for threshold in ladder:
         min_support = max(1, math.ceil(threshold * n - 1e-9))
         counts: dict[str, int] = {}
+        violations: dict[str, list[int]] = {}
         try:
-            for slots, weight_bits, full in prepared:
-                _enumerate(slots, weight_bits, full, min_support, counts, budget)
+            for group in prepared:
+                _enumerate(group, min_support, counts, violations, budget)
         except _OverBudget:
             continue
-        return ColumnPatterns(n, counts, threshold)
+        rest = n - n_train
+        shares = {p: (k, v / rest) for p, (k, v) in violations.items()} if rest else {}
+        return ColumnPatterns(n, counts, threshold, length_violations=shares)
     return ColumnPatterns(n, {}, None, "over-budget")
 
 
-def _prepare(
-    members: list[tuple[tuple[tuple[str, ...], ...], int]],
-) -> tuple[list[list[tuple[str, int]]], list[int], int]:
-    """Bitsets per (position, option) over the members, and the weights' bit planes."""
-    k = len(members[0][0])
+class _Member(NamedTuple):
+    """A distinct value of a column, as the enumeration needs it."""
+
+    options: tuple[tuple[str, ...], ...]  # per token
+    texts: tuple[str, ...]  # per token
+    weight: int  # occurrences in the column
+    trained: bool  # occurs in the training prefix
+    after: int  # occurrences after the prefix
+
+
+class _Group(NamedTuple):
+    """Bitsets over the members (distinct values) of one token count."""
+
+    slots: list[list[tuple[str, int]]]  # per position: (option, members it matches)
+    #: per position: option with + runs -> per run: (length, members with it), by length
+    runs: list[dict[str, list[list[tuple[int, int]]]]]
+    weight_planes: list[int]  # weight(bits) = sum_b popcount(bits & plane_b) << b
+    after_planes: list[int]  # the same for the occurrences after the prefix
+    trained: int  # members occurring in the training prefix
+    full: int
+
+
+def _planes(weights: list[int]) -> list[int]:
+    """Bit planes of per-member weights: plane b holds member i if bit b of its weight is set."""
+    planes = []
+    for b in range(max(weights, default=0).bit_length()):
+        plane = 0
+        for idx, weight in enumerate(weights):
+            if weight >> b & 1:
+                plane |= 1 << idx
+        planes.append(plane)
+    return planes
+
+
+def _prepare(members: list[_Member]) -> _Group:
+    """Bitsets per (position, option) and per (position, option, run, length) over the members."""
+    k = len(members[0].options)
     slots: list[dict[str, int]] = [{} for _ in range(k)]
-    max_weight = 0
-    for idx, (opts, weight) in enumerate(members):
+    lengths: list[dict[str, list[dict[int, int]]]] = [{} for _ in range(k)]
+    trained = 0
+    for idx, member in enumerate(members):
         bit = 1 << idx
-        max_weight = max(max_weight, weight)
-        for i, slot_options in enumerate(opts):
+        if member.trained:
+            trained |= bit
+        for i, slot_options in enumerate(member.options):
             table = slots[i]
             for o in slot_options:
                 table[o] = table.get(o, 0) | bit
-    # weight(bits) = sum_b popcount(bits & plane_b) << b
-    weight_bits = []
-    for b in range(max_weight.bit_length()):
-        plane = 0
-        for idx, (_, weight) in enumerate(members):
-            if weight >> b & 1:
-                plane |= 1 << idx
-        weight_bits.append(plane)
-    full = (1 << len(members)) - 1
-    return [list(table.items()) for table in slots], weight_bits, full
+                if ">+" not in o:
+                    continue
+                per_run = run_lengths(o, member.texts[i])
+                runs = lengths[i].setdefault(o, [{} for _ in per_run])
+                for run, length in zip(runs, per_run, strict=True):
+                    run[length] = run.get(length, 0) | bit
+    return _Group(
+        [list(table.items()) for table in slots],
+        [{o: [sorted(run.items()) for run in runs] for o, runs in at.items()} for at in lengths],
+        _planes([m.weight for m in members]),
+        _planes([m.after for m in members]),
+        trained,
+        (1 << len(members)) - 1,
+    )
+
+
+def _support(bits: int, planes: list[int]) -> int:
+    return sum((bits & plane).bit_count() << b for b, plane in enumerate(planes))
 
 
 def _enumerate(
-    slots: list[list[tuple[str, int]]],
-    weight_bits: list[int],
-    full: int,
+    group: _Group,
     min_support: int,
     counts: dict[str, int],
+    violations: dict[str, list[int]],
     budget: int,
 ) -> None:
+    """Depth-first over positions; at each pattern, its count and its run-length violations."""
+    slots, runs = group.slots, group.runs
     k = len(slots)
     prefix: list[str] = []
 
-    def support(bits: int) -> int:
-        return sum((bits & plane).bit_count() << b for b, plane in enumerate(weight_bits))
+    def shortfall(bits: int) -> tuple[int, int] | None:
+        """The bound k and the members with a run shorter than the prefix's members have it.
+
+        k is the largest of the runs' shortest lengths among the prefix's
+        members; ``None`` without evidence (too few prefix members, or k < 2).
+        """
+        trained = bits & group.trained
+        if trained.bit_count() < MIN_TRAINED_TEXTS:
+            return None
+        short = 0
+        bound = 1
+        for i, option in enumerate(prefix):
+            for by_length in runs[i].get(option, ()):
+                for length, members in by_length:
+                    if members & trained:
+                        bound = max(bound, length)
+                        break
+                    short |= members & bits
+        return None if bound < 2 else (bound, short)
 
     def dfs(i: int, bits: int) -> None:
         last = i == k - 1
@@ -201,7 +307,7 @@ def _enumerate(
             nb = bits & option_bits
             if not nb:
                 continue
-            s = support(nb)
+            s = _support(nb, group.weight_planes)
             if s < min_support:
                 continue
             prefix.append(option)
@@ -210,8 +316,15 @@ def _enumerate(
                 counts[key] = counts.get(key, 0) + s
                 if len(counts) > budget:
                     raise _OverBudget
+                if ">+" in key:
+                    found = shortfall(nb)
+                    if found is not None:
+                        bound, short = found
+                        entry = violations.setdefault(key, [bound, 0])
+                        entry[0] = max(entry[0], bound)
+                        entry[1] += _support(short, group.after_planes)
             else:
                 dfs(i + 1, nb)
             prefix.pop()
 
-    dfs(0, full)
+    dfs(0, group.full)

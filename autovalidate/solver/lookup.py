@@ -1,7 +1,7 @@
 """What the solver needs of a pattern index: a protocol, so the solver depends on no storage.
 
 :class:`~autovalidate.index.reader.PatternIndex` (DuckDB over Parquet)
-implements it; so can anything that answers the same three questions, for
+implements it; so can anything that answers the same four questions, for
 example a dictionary in a test or a service in front of a shared index.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Protocol
 
-from autovalidate.index.stats import FprPrior, PatternStats
+from autovalidate.index.stats import FprPrior, PatternStats, RunShortfall
 
 __all__ = ["PatternLookup"]
 
@@ -30,4 +30,12 @@ class PatternLookup(Protocol):
 
     def lookup(self, patterns: Iterable[str]) -> dict[str, PatternStats]:
         """FPR_T (Eq. 4) and Cov_T of the patterns the corpus has; absent ones matched nothing."""
+        ...
+
+    def shortfall(self, patterns: Iterable[str]) -> dict[str, RunShortfall]:
+        """How often corpus columns ran shorter than their training prefix, per bound.
+
+        For the patterns with ``+`` runs the corpus has evidence of; absent
+        ones are never bounded.
+        """
         ...

@@ -7,7 +7,7 @@ from autovalidate.errors import IndexNotFoundError, IndexSchemaError, IndexVersi
 from autovalidate.index.reader import PatternIndex
 from autovalidate.index.schema import METADATA_FILE, pattern_id
 from autovalidate.index.state import IndexAccumulator, write_local_index
-from autovalidate.index.stats import CONDITION_SIZES, PatternStats
+from autovalidate.index.stats import CONDITION_SIZES, SHORT_BOUNDS, PatternStats
 
 H5 = "<digit>+:<digit>{2}:<digit>{2} <letter>{2}"
 
@@ -121,9 +121,8 @@ def conditional_stats(imps: list[float]) -> PatternStats:
 
     sums = [sum(x) for x in zip(*(column_state(i) for i in imps), strict=True)]
     k = len(CONDITION_SIZES)
-    return PatternStats(
-        sums[1] / sums[0], int(sums[0]), tuple(zip(sums[2 : 2 + k], sums[2 + k :], strict=True))
-    )
+    pairs = zip(sums[2 : 2 + k], sums[2 + k : 2 + 2 * k], strict=True)
+    return PatternStats(sums[1] / sums[0], int(sums[0]), tuple(pairs))
 
 
 def test_conditional_estimate_discounts_columns_unlike_the_training_column():
@@ -208,6 +207,8 @@ def test_warm_lookup_tells_apart_patterns_whose_ids_collide(tmp_path):
         "imp_sum": [0.0, 0.0, 0.0, 0.0],
         **{f"pure_sum_{n}": [2.0, 1.0, 3.0, 4.0] for n in CONDITION_SIZES},
         **{f"imp_sum_{n}": [0.0, 0.0, 0.0, 0.0] for n in CONDITION_SIZES},
+        **{f"short_cov_{k}": [7, 1, 9, 0] if k == 2 else [0] * 4 for k in SHORT_BOUNDS},
+        **{f"short_sum_{k}": [0.7, 0.5, 0.9, 0.0] if k == 2 else [0.0] * 4 for k in SHORT_BOUNDS},
         "fpr": [0.5, 0.0, 0.25, 0.0],
     }
     for part in (out / "patterns").glob("*.parquet"):
@@ -223,3 +224,7 @@ def test_warm_lookup_tells_apart_patterns_whose_ids_collide(tmp_path):
                 "<lower>{2}": 1.0,
                 "<upper>{2}": 4.0,
             }
+            # so do the run-length sums; a pattern without any is absent
+            short = idx.shortfall(["<lower>{2}", "<upper>{2}", "zz"])
+            assert list(short) == ["<lower>{2}"]
+            assert short["<lower>{2}"].cov[0] == 1 and short["<lower>{2}"].total[0] == 0.5

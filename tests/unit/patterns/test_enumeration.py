@@ -77,3 +77,38 @@ def test_nulls_and_empty_columns():
 def test_parameters_are_checked(kw):
     with pytest.raises(ParameterError):
         column_patterns(["a"], **kw)
+
+
+def test_length_violations_count_later_values_shorter_than_the_prefix():
+    # 20 values: the prefix is the first 2 ("1234", "567"), whose digit runs are at
+    # least 3 long; of the 18 later values, 6 have 2 digits and 12 have 4
+    values = ["1234", "567"] + ["12", "34", "56"] * 2 + ["4321", "8765"] * 6
+    cp = column_patterns(values, **EXACT)
+    assert cp.length_violations["<digit>+"] == (3, pytest.approx(6 / 18))
+    assert cp.length_violations["<alphanum>+"] == (3, pytest.approx(6 / 18))
+    # no + run, nothing to bound: no entry
+    assert "<digit>{4}" in cp.counts and "<digit>{4}" not in cp.length_violations
+    # the same later values, after a prefix with a 2-digit value: the bound (2) holds
+    cp = column_patterns(["1234", "56"] + values[2:], **EXACT)
+    assert cp.length_violations["<digit>+"] == (2, 0.0)
+    # a prefix with a 1-digit value sets no bound: nothing to say
+    cp = column_patterns(["1234", "5"] + values[2:], **EXACT)
+    assert "<digit>+" not in cp.length_violations
+
+
+def test_length_violations_need_two_distinct_prefix_values():
+    # one distinct prefix value shows no variation: the column says nothing
+    values = ["yes", "yes"] + ["no"] * 18
+    assert "<lower>+" not in column_patterns(values, **EXACT).length_violations
+    values = ["yes", "no"] + ["n"] * 18
+    assert column_patterns(values, **EXACT).length_violations["<lower>+"] == (2, 1.0)
+
+
+def test_length_violations_read_each_run_of_a_pattern():
+    # ORD-<digits>: the prefix has 3 letters and 3-4 digits; one later value has 2 digits
+    # (20 values: the prefix is the first 2)
+    values = ["ORD-123", "ORD-4567"] + [f"ORD-{i:04d}" for i in range(17)] + ["ORD-12"]
+    cp = column_patterns(values, **EXACT)
+    # the bound is the largest of the runs' shortest: 3 letters, 3 digits
+    assert cp.length_violations["<upper>+-<digit>+"] == (3, pytest.approx(1 / 18))
+    assert cp.length_violations["<upper>{3}-<digit>+"] == (3, pytest.approx(1 / 18))
