@@ -38,6 +38,7 @@ here is pure computation over the index; no I/O besides the lookups.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import gc
 import itertools
@@ -60,6 +61,7 @@ from autovalidate.patterns.render import pattern_regex
 from autovalidate.patterns.tokens import Token, tokenize
 from autovalidate.solver.alignment import Alignment, align, token_class
 from autovalidate.solver.dp import SegmentChoice, best_segmentation
+from autovalidate.solver.lengths import DEFAULT_MAX_SHORTFALL, bound_runs
 from autovalidate.solver.lookup import PatternLookup
 from autovalidate.solver.search import Hypothesis, SegmentSpace, position_slot, search
 
@@ -121,6 +123,10 @@ class SolverParams:
         most r; on AV-bench no value above 18 tokens was ever kept, and
         aligning hundreds of prose tokens took seconds (issue "speed at lake
         scale").
+    max_shortfall
+        Most the bounds of a branch's ``+`` runs (from below, by the training
+        values' shortest) may add to its Σ FPR, a fraction in [0, 1]; 0 sets
+        no bound (:mod:`autovalidate.solver.lengths`; beyond the paper).
     fpr_slack
         ε, a fraction in [0, 1]: the vertical cut takes the most specific
         segmentation (the deepest sum of hierarchy levels) whose Σ FPR_T is
@@ -154,6 +160,7 @@ class SolverParams:
     max_branches: int = 3
     max_tokens: int = 64
     fpr_slack: float = 0.03
+    max_shortfall: float = DEFAULT_MAX_SHORTFALL
 
     def check(self, index: PatternLookup) -> None:
         """Raise :class:`ParameterError` if a parameter is out of range for ``index``."""
@@ -175,6 +182,8 @@ class SolverParams:
             )
         if not 0.0 <= self.fpr_slack <= 1.0:
             raise ParameterError(f"fpr_slack must be in [0, 1], got {self.fpr_slack}")
+        if not 0.0 <= self.max_shortfall <= 1.0:
+            raise ParameterError(f"max_shortfall must be in [0, 1], got {self.max_shortfall}")
         if self.objective not in OBJECTIVES:
             raise ParameterError(
                 f"objective must be one of {', '.join(OBJECTIVES)}; got {self.objective!r}"
@@ -291,6 +300,8 @@ def solve(
         Where no single pattern is feasible but the values split into at most
         ``params.max_branches`` formats (by their separators) that each have a
         feasible pattern, a multi-format solution: one branch per format.
+        Its ``+`` runs are then bounded from below where the corpus justifies
+        it (``params.max_shortfall``, :func:`~autovalidate.solver.lengths.bound_runs`).
 
     Raises
     ------
@@ -314,10 +325,15 @@ def solve(
     # object of the caller's process too, which in a process holding much data
     # (AV-bench holds the lake's test values) cost as much as the solve itself
     with _no_cyclic_gc():
-        single = _solve_format(counts, order, index, method, params)
-        if single is not None or params.max_branches < 2:
-            return single
-        return _solve_formats(counts, order, index, method, params)
+        solution = _solve_format(counts, order, index, method, params)
+        if solution is None and params.max_branches >= 2:
+            solution = _solve_formats(counts, order, index, method, params)
+        if solution is None or params.max_shortfall <= 0:
+            return solution
+        bounded = bound_runs(
+            solution.branches, list(counts), index, params.max_fpr, params.max_shortfall
+        )
+        return dataclasses.replace(solution, branches=bounded)
 
 
 def _format_key(value: str) -> str:

@@ -46,6 +46,7 @@ def suggest_pattern(
     column: str | None = None,
     objective: str = _DEFAULTS.objective,
     condition: bool = _DEFAULTS.condition,
+    max_shortfall: float = _DEFAULTS.max_shortfall,
     null_tokens: Sequence[str] = DEFAULT_NULL_TOKENS,
     max_values: int | None = MAX_VALUES,
 ) -> PatternConstraint | None:
@@ -86,6 +87,10 @@ def suggest_pattern(
         Condition FPR_T on the training values
         (:meth:`~autovalidate.index.stats.FprPrior.estimate`); ``False``: the
         unconditional shrunk estimate (an ablation).
+    max_shortfall
+        Most the run-length bounds of a pattern (``<digit>{3,}`` for
+        ``<digit>+``) may add to its estimated FPR, a fraction in [0, 1];
+        0 sets no bound (:mod:`autovalidate.solver.lengths`).
     null_tokens
         Texts that mean a missing value (default: pandas' ``na_values`` and
         ``-``; :mod:`autovalidate.nulls`). Missing values, like nulls and
@@ -134,7 +139,13 @@ def suggest_pattern(
     if max_values is not None and max_values < 1:
         raise ParameterError(f"max_values must be at least 1 (or None), got {max_values}")
     params = SolverParams(
-        max_fpr=r, min_cov=m, theta=theta, tau=tau, objective=objective, condition=condition
+        max_fpr=r,
+        min_cov=m,
+        theta=theta,
+        tau=tau,
+        objective=objective,
+        condition=condition,
+        max_shortfall=max_shortfall,
     )
     read = [v for v in column_values(values, column) if v is not None]
     if not read:

@@ -3,7 +3,8 @@
 Values mix letters of several scripts and cases, ASCII and non-ASCII digits,
 regex metacharacters, whitespace and control characters, and supplementary
 characters; patterns are drawn from the generalization hierarchy of other
-values, so that some match and some do not.
+values, so that some match and some do not, half of those with ``+`` runs
+also with lower bounds (``{k,}``, :func:`~autovalidate.solver.lengths.bounded_pattern`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from autovalidate.metrics.expressions import anchored_regex
 from autovalidate.patterns.hierarchy import options
 from autovalidate.patterns.render import pattern_regex
 from autovalidate.patterns.tokens import tokenize
+from autovalidate.solver.lengths import bounded_pattern
 
 ALPHABET = (
     "abcDEXYZ"  # ASCII letters (hexadecimal digits of both cases among them)
@@ -35,12 +37,20 @@ ALPHABET = (
 values = st.text(alphabet=ALPHABET, min_size=1, max_size=8)
 
 
-def patterns_of(value: str, rng: random.Random, k: int) -> list[str]:
+def patterns_of(value: str, rng: random.Random, k: int, *, bounds: bool = True) -> list[str]:
+    """k of the value's hierarchy patterns; with ``bounds``, half of those with ``+``
+    runs bounded from below at random (such a pattern need not match the value)."""
     tokens = tokenize(value)
     if not tokens or len(tokens) > 6:
         return []
     combos = list(itertools.islice(itertools.product(*(options(t) for t in tokens)), 2000))
-    return rng.sample(combos and ["".join(c) for c in combos], min(k, len(combos)))
+    chosen = rng.sample(combos and ["".join(c) for c in combos], min(k, len(combos)))
+    return [
+        bounded_pattern(p, [rng.randint(1, 4) for _ in range(p.count(">+"))])
+        if bounds and ">+" in p and rng.random() < 0.5
+        else p
+        for p in chosen
+    ]
 
 
 def cases(vals: list[str], seed: int) -> list[tuple[str, str]]:
@@ -90,7 +100,7 @@ def test_every_value_matches_all_its_own_patterns():
     rng = random.Random(0)
     samples = ["9/12/2019 12:01:32 PM", "a<b{c+d\\e", "ǅx-12.5", "\x00\n😀𝐀", "3f2504e0-4f89"]
     for v in samples:
-        for p in patterns_of(v, rng, 200):
+        for p in patterns_of(v, rng, 200, bounds=False):
             assert regex.fullmatch(pattern_regex(p), v), (v, p)
 
 

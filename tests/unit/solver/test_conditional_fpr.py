@@ -8,7 +8,8 @@ from autovalidate.index.reader import PatternIndex
 from autovalidate.index.state import write_local_index
 from autovalidate.solver.fmdv import SolverParams, solve
 
-PARAMS = SolverParams(max_fpr=0.2, min_cov=1, theta=0.0, tau=8)
+# the choice among the hierarchy's patterns, before any run-length bound (test_lengths.py)
+PARAMS = SolverParams(max_fpr=0.2, min_cov=1, theta=0.0, tau=8, max_shortfall=0.0)
 
 
 def _indexed(tmp_path_factory, name: str, columns: list[list[str]]):

@@ -1,0 +1,175 @@
+r"""Run-length lower bounds: a chosen pattern's ``+`` runs kept as long as training had them.
+
+The generalization hierarchy (§2.1) widens a run either to its exact width
+(``<digit>{5}``) or to any length (``<digit>+``).  Where the widths vary,
+``+`` lets a truncated field (``80331`` -> ``80``) or a lost zero padding
+(``007`` -> ``7``) through.  This step (beyond the paper) bounds such runs
+from below by the shortest the training values have them
+(``<digit>{2,}``), where the corpus says the bound holds.
+
+**Estimate.** For each pattern p with ``+`` runs the index holds
+Short_T(p) = ``short_sum / short_cov``
+(:class:`~autovalidate.index.stats.RunShortfall`): over the corpus columns
+whose training prefix (their first
+:data:`~autovalidate.patterns.enumeration.TRAIN_FRACTION`) has values
+matching p, the mean fraction of their later values that match p with a run
+shorter than the prefix had it.  It is the share of a column's values the
+bound turns non-conforming, so the bounded segment's FPR estimate is
+FPR_T(p) + Short_T(p), on the scale of Eq. 4.  Short_T is pooled with
+:data:`PRIOR_COLUMNS` pseudo-columns at :data:`PRIOR_RATE` (a Beta prior's
+mean and strength), so a pattern seen in a handful of columns is not
+trusted blindly.
+
+**Choice.** Segments are bounded one at a time, least Short_T first, while
+the branch's Σ FPR stays within r (Eq. 9); a segment whose shortest runs are
+1 gains nothing and is left as it is.  A bound needs at least
+:data:`MIN_TRAINED_TEXTS` distinct training values matching the branch: one value
+shows no variation to bound, as a single value evidences nothing in the FPR
+conditioning.  Every training value that matched the pattern matches the
+bounded one (each run's bound is the least it took), so θ_C is unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+import regex
+
+from autovalidate.patterns.enumeration import MIN_TRAINED_TEXTS
+from autovalidate.patterns.render import render_body
+from autovalidate.solver.dp import SegmentChoice
+from autovalidate.solver.lookup import PatternLookup
+
+__all__ = ["DEFAULT_MAX_SHORTFALL", "PRIOR_COLUMNS", "PRIOR_RATE", "bound_runs", "bounded_pattern"]
+
+#: Prior of Short_T: pseudo-columns, and their rate (a fraction in [0, 1]).
+PRIOR_COLUMNS = 5
+PRIOR_RATE = 0.05
+#: Default of the most the bounds of one branch may add to its FPR, Σ Short_T
+#: (a fraction in [0, 1]; ``SolverParams.max_shortfall``).
+DEFAULT_MAX_SHORTFALL = 0.003
+
+Branch = tuple[SegmentChoice, ...]
+
+#: One element of a canonical pattern string: an escaped literal, a class
+#: (group 1 is ``+`` for a run of any length), or any other character.
+_ELEMENT = re.compile(r"\\.|<[a-z-]+>(\+)?|.", re.S)
+
+
+def bounded_pattern(pattern: str, least: Sequence[int]) -> str:
+    """``pattern`` with its i-th ``+`` run written ``{least[i],}`` where ``least[i]`` ≥ 2.
+
+    Raises
+    ------
+    ValueError
+        If ``least`` does not give one length per ``+`` run.
+    """
+    runs = iter(least)
+    out = []
+    for m in _ELEMENT.finditer(pattern):
+        if m.group(1) is None:
+            out.append(m.group())
+            continue
+        k = next(runs)
+        out.append(m.group()[:-1] + f"{{{k},}}" if k >= 2 else m.group())
+    if next(runs, None) is not None:
+        raise ValueError(f"more lengths than + runs in {pattern!r}")
+    return "".join(out)
+
+
+def _shortest(branch: Branch, texts: Iterable[str]) -> list[list[int]] | None:
+    """Per segment, the shortest length of each ``+`` run over the texts matching the branch.
+
+    ``None`` when fewer than :data:`MIN_TRAINED_TEXTS` texts match.  An optional
+    segment's runs count over the texts that have it.
+    """
+    parts = []
+    runs_of = []
+    for s in branch:
+        body = render_body(s.hypothesis.pattern, capture_runs=True)
+        parts.append(f"(?:{body})?" if s.optional else body)
+        runs_of.append(sum(1 for m in _ELEMENT.finditer(s.hypothesis.pattern) if m.group(1)))
+    rx = regex.compile("".join(parts))
+    total = sum(runs_of)
+    least = [0] * total
+    matched = 0
+    for text in texts:
+        m = rx.fullmatch(text)
+        if m is None:
+            continue
+        matched += 1
+        for g, run in enumerate(m.groups()):
+            if run is not None and (least[g] == 0 or len(run) < least[g]):
+                least[g] = len(run)
+    if matched < MIN_TRAINED_TEXTS:
+        return None
+    out, start = [], 0
+    for k in runs_of:
+        out.append(least[start : start + k])
+        start += k
+    return out
+
+
+def bound_runs(
+    branches: Sequence[Branch],
+    texts: Sequence[str],
+    index: PatternLookup,
+    max_fpr: float,
+    max_shortfall: float,
+) -> tuple[Branch, ...]:
+    """The branches with ``+`` runs bounded from below where the corpus justifies it.
+
+    Parameters
+    ----------
+    branches
+        A solution's branches (segments in order).
+    texts
+        The distinct training values.
+    index
+        Answers :meth:`~autovalidate.solver.lookup.PatternLookup.shortfall`.
+    max_fpr
+        r: a branch's Σ FPR, bounds included, stays within it (a fraction).
+    max_shortfall
+        Most a branch's bounds may add to its Σ FPR, Σ Short_T (a fraction).
+
+    Returns
+    -------
+    tuple of branches
+        A bounded segment's hypothesis has the bounded pattern and FPR
+        FPR_T + Short_T (pooled with the prior); the others are unchanged.
+    """
+    wanted = [s.hypothesis.pattern for b in branches for s in b if ">+" in s.hypothesis.pattern]
+    if not wanted:
+        return tuple(branches)
+    evidence = index.shortfall(wanted)
+    if not evidence:
+        return tuple(branches)
+    out = []
+    for branch in branches:
+        least = None
+        if any(s.hypothesis.pattern in evidence for s in branch):
+            least = _shortest(branch, texts)
+        if least is None:
+            out.append(tuple(branch))
+            continue
+        budget = min(max_shortfall, max_fpr - sum(s.hypothesis.fpr for s in branch))
+        rates = {}
+        for i, s in enumerate(branch):
+            st = evidence.get(s.hypothesis.pattern)
+            k = max(least[i], default=0)
+            if st is not None and k >= 2:
+                rates[i] = st.rate(k, PRIOR_COLUMNS, PRIOR_RATE)
+        chosen = list(branch)
+        for i in sorted(rates, key=lambda i: (rates[i], i)):
+            if rates[i] > budget + 1e-12:
+                break
+            budget -= rates[i]
+            h = branch[i].hypothesis
+            bounded = bounded_pattern(h.pattern, least[i])
+            chosen[i] = replace(
+                branch[i], hypothesis=replace(h, pattern=bounded, fpr=h.fpr + rates[i])
+            )
+        out.append(tuple(chosen))
+    return tuple(out)
