@@ -70,6 +70,14 @@ def suggest(
     objective: str = typer.Option(
         _D.objective, "--objective", help="fpr (FMDV, Eq. 5) or coverage (CMDV)."
     ),
+    max_shortfall: float = typer.Option(
+        _D.max_shortfall,
+        "--max-shortfall",
+        min=0.0,
+        max=1.0,
+        help="Most the run-length bounds of a pattern (<digit>{3,} for <digit>+) may add "
+        "to its estimated FPR (fraction); 0: no bound.",
+    ),
     max_values: int = typer.Option(
         MAX_VALUES,
         "--max-values",
@@ -120,6 +128,7 @@ def suggest(
         "theta": theta,
         "tau": tau,
         "objective": objective,
+        "max_shortfall": max_shortfall,
         "max_values": max_values or None,
     }
     with reading(file):

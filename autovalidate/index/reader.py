@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import numpy as np
@@ -219,6 +220,16 @@ class PatternIndex:
             return {}
         if self._ids is not None:
             return self._search(unique)
+        rows = self._joined(unique, f"p.fpr, p.cov, {_CONDITIONAL}")
+        return {r[0]: PatternStats(float(r[1]), int(r[2]), _pairs(r[3:])) for r in rows}
+
+    def _joined(self, unique: list[str], columns: str) -> list[tuple[Any, ...]]:
+        """``(pattern, *columns)`` of the cold index's rows of the given patterns.
+
+        Joined on the 64-bit id alone: a join key with the strings would hash
+        every pattern of the index (5x slower); the strings of the few matches
+        are compared here instead, so a collision cannot mislead.
+        """
         query = pa.table(
             {
                 "pattern_id": pa.array([pattern_id(p) for p in unique], pa.int64()),
@@ -228,20 +239,15 @@ class PatternIndex:
         with self._lock:
             self._con.register("_candidates", query)
             try:
-                # join on the 64-bit id alone: a join key with the strings would hash
-                # every pattern of the index (5x slower); the strings of the few
-                # matches are compared here instead, so a collision cannot mislead
                 rows = self._con.execute(
-                    f"SELECT q.pattern, p.pattern, p.fpr, p.cov, {_CONDITIONAL} "
+                    f"SELECT q.pattern, p.pattern, {columns} "
                     "FROM _candidates q JOIN patterns p ON p.pattern_id = q.pattern_id"
                 ).fetchall()
             except duckdb.Error as exc:  # e.g. a part file removed after open
                 raise IndexSchemaError(str(self.path), f"cannot read pattern files: {exc}") from exc
             finally:
                 self._con.unregister("_candidates")
-        return {
-            r[0]: PatternStats(float(r[2]), int(r[3]), _pairs(r[4:])) for r in rows if r[0] == r[1]
-        }
+        return [(r[0], *r[2:]) for r in rows if r[0] == r[1]]
 
     def _find(self, unique: list[str]) -> tuple[list[int], list[int]]:
         """The patterns of ``unique`` the warm index has: their positions there, and their rows."""
@@ -322,28 +328,11 @@ class PatternIndex:
                 strict=True,
             )
             return {unique[i]: RunShortfall(tuple(c), tuple(s)) for i, c, s in found if any(c)}
-        query = pa.table(
-            {
-                "pattern_id": pa.array([pattern_id(p) for p in unique], pa.int64()),
-                "pattern": pa.array(unique, pa.string()),
-            }
-        )
-        with self._lock:
-            self._con.register("_candidates", query)
-            try:
-                rows = self._con.execute(
-                    f"SELECT q.pattern, p.pattern, {_SHORT} FROM _candidates q "
-                    "JOIN patterns p ON p.pattern_id = q.pattern_id"
-                ).fetchall()
-            except duckdb.Error as exc:
-                raise IndexSchemaError(str(self.path), f"cannot read pattern files: {exc}") from exc
-            finally:
-                self._con.unregister("_candidates")
         k = len(SHORT_BOUNDS)
         return {
-            r[0]: RunShortfall(tuple(map(int, r[2 : 2 + k])), tuple(map(float, r[2 + k :])))
-            for r in rows
-            if r[0] == r[1] and any(r[2 : 2 + k])
+            r[0]: RunShortfall(tuple(map(int, r[1 : 1 + k])), tuple(map(float, r[1 + k :])))
+            for r in self._joined(unique, _SHORT)
+            if any(r[1 : 1 + k])
         }
 
     @property
