@@ -8,8 +8,8 @@ import pytest
 import regex
 
 from autovalidate.errors import ParameterError
-from autovalidate.solver.fmdv import SolverParams, solve
 from autovalidate.solver.dp import SegmentChoice
+from autovalidate.solver.fmdv import SolverParams, solve
 from autovalidate.solver.lengths import bound_runs, bounded_pattern
 from autovalidate.solver.search import Hypothesis
 
