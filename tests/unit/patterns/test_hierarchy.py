@@ -183,3 +183,11 @@ def test_representatives_are_few_for_many_ids():
     tokens = [t for p in parts for t in tokenize(p)]
     assert representatives(tokens) == {representative(t) for t in tokens}
     assert len(representatives(tokens)) <= 2**4 + 1
+
+
+@given(st.lists(st.text("0189abefgzABEFGZ", min_size=4, max_size=4), min_size=2, max_size=2))
+def test_an_option_two_tokens_share_has_the_same_parents_and_level_in_both(texts):
+    # the solver intersects the hierarchies of a position's tokens (search._slot)
+    a, b = (generalizations(t) for text in texts for t in tokenize(text))
+    for o in set(a.parents) & set(b.parents):
+        assert (a.parents[o], a.level[o]) == (b.parents[o], b.level[o]), o
