@@ -52,6 +52,9 @@ __all__ = [
 ]
 
 
+#: Which sums are counts (BIGINT), in SUM_COLUMNS order.
+_INTEGRAL = tuple(t == "BIGINT" for t in SUM_COLUMNS.values())
+
 def rung_label(cp: ColumnPatterns) -> str:
     """How a column's enumeration ended, as a metadata key.
 
@@ -149,9 +152,6 @@ class IndexAccumulator:
             "rungs": dict(self.rungs),
         }
 
-
-#: Which sums are counts (BIGINT), in SUM_COLUMNS order.
-_INTEGRAL = tuple(t == "BIGINT" for t in SUM_COLUMNS.values())
 
 #: The one pattern file of an index written in this process (local build, merge).
 PART_FILE = "part-00000.parquet"

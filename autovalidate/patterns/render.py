@@ -11,7 +11,8 @@ match, a trailing newline included) and means exactly the same in Python's
   ``[^\p{L}0-9]`` for one symbol character (``<symbol>``, which hierarchy
   version 1 generated; constraint files written then still render);
 * ``{k}``, ``{k,}`` (at least k: a run whose shortest length the corpus
-  justifies, see :mod:`autovalidate.solver.lengths`) and ``+`` quantifiers,
+  justifies, :func:`bounded_pattern`, see :mod:`autovalidate.solver.lengths`)
+  and ``+`` quantifiers,
   non-capturing groups, ``?`` on a group;
 * literals as :func:`~autovalidate.portable_regex.literal_regex` writes them:
   ASCII letters and digits as they are, ASCII punctuation escaped with a
@@ -25,6 +26,8 @@ engine's tables (Java 17 has Unicode 13).
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -38,6 +41,7 @@ __all__ = [
     "describe_pattern",
     "parse_pattern",
     "pattern_regex",
+    "bounded_pattern",
     "render_body",
     "run_lengths",
 ]
@@ -174,6 +178,33 @@ def run_lengths(pattern: str, text: str) -> tuple[int, ...]:
     if m is None:
         raise ParameterError(f"pattern {pattern!r} does not match {text!r}")
     return tuple(len(g) for g in m.groups())
+
+
+#: One element of a canonical pattern string, as :func:`bounded_pattern` rewrites
+#: it: an escaped literal, a class (group 1 is ``+`` for a run of any length),
+#: or any other character.
+_ELEMENT = re.compile(r"\\.|<[a-z-]+>(\+)?|.", re.S)
+
+
+def bounded_pattern(pattern: str, least: Sequence[int]) -> str:
+    """``pattern`` with its i-th ``+`` run written ``{least[i],}`` where ``least[i]`` ≥ 2.
+
+    Raises
+    ------
+    ValueError
+        If ``least`` does not give one length per ``+`` run.
+    """
+    runs = iter(least)
+    out = []
+    for m in _ELEMENT.finditer(pattern):
+        if m.group(1) is None:
+            out.append(m.group())
+            continue
+        k = next(runs)
+        out.append(m.group()[:-1] + f"{{{k},}}" if k >= 2 else m.group())
+    if next(runs, None) is not None:
+        raise ValueError(f"more lengths than + runs in {pattern!r}")
+    return "".join(out)
 
 
 Segments = list[tuple[str, bool]]

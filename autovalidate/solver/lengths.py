@@ -7,42 +7,44 @@ The generalization hierarchy (§2.1) widens a run either to its exact width
 from below by the shortest the training values have them
 (``<digit>{2,}``), where the corpus says the bound holds.
 
-**Estimate.** For each pattern p with ``+`` runs the index holds
-Short_T(p) = ``short_sum / short_cov``
+**Estimate.** For each pattern p with ``+`` runs the index holds, per bound
+k = 2, 3, 4, 5 and 6+, ``short_cov_{k}`` and ``short_sum_{k}``
 (:class:`~autovalidate.index.stats.RunShortfall`): over the corpus columns
 whose training prefix (their first
-:data:`~autovalidate.patterns.enumeration.TRAIN_FRACTION`) has values
-matching p, the mean fraction of their later values that match p with a run
-shorter than the prefix had it.  It is the share of a column's values the
-bound turns non-conforming, so the bounded segment's FPR estimate is
-FPR_T(p) + Short_T(p), on the scale of Eq. 4.  Short_T is pooled with
-:data:`PRIOR_COLUMNS` pseudo-columns at :data:`PRIOR_RATE` (a Beta prior's
-mean and strength), so a pattern seen in a handful of columns is not
-trusted blindly.
+:data:`~autovalidate.patterns.enumeration.TRAIN_FRACTION`) has at least
+:data:`~autovalidate.patterns.enumeration.MIN_TRAINED_TEXTS` distinct values
+matching p and sets the bound k, the summed fraction of their later values
+that match p with a run shorter than the prefix had it.  Short_T(p, k), their
+mean pooled with :data:`PRIOR_COLUMNS` pseudo-columns at :data:`PRIOR_RATE`
+(a Beta prior's strength and mean, so that a stratum of a handful of columns
+is not trusted blindly), is the share of a column's values the bound turns
+non-conforming: the bounded segment's FPR estimate is FPR_T(p) + Short_T(p, k),
+on the scale of Eq. 4.  k is the largest of the segment's runs' bounds.
 
 **Choice.** Segments are bounded one at a time, least Short_T first, while
-the branch's Σ FPR stays within r (Eq. 9); a segment whose shortest runs are
-1 gains nothing and is left as it is.  A bound needs at least
-:data:`MIN_TRAINED_TEXTS` distinct training values matching the branch: one value
-shows no variation to bound, as a single value evidences nothing in the FPR
-conditioning.  Every training value that matched the pattern matches the
-bounded one (each run's bound is the least it took), so θ_C is unchanged.
+their Σ Short_T stays within ``max_shortfall`` and the branch's Σ FPR within
+r (Eq. 9); a segment whose shortest runs are all 1 gains nothing and is left
+as it is.  A bound needs at least
+:data:`~autovalidate.patterns.enumeration.MIN_TRAINED_TEXTS` distinct training
+values matching the branch: one value shows no variation to bound, as a
+single value evidences nothing in the FPR conditioning.  Every training value
+that matched the pattern matches the bounded one (each run's bound is the
+least it took), so θ_C is unchanged.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 import regex
 
 from autovalidate.patterns.enumeration import MIN_TRAINED_TEXTS
-from autovalidate.patterns.render import render_body
+from autovalidate.patterns.render import bounded_pattern, render_body
 from autovalidate.solver.dp import SegmentChoice
 from autovalidate.solver.lookup import PatternLookup
 
-__all__ = ["DEFAULT_MAX_SHORTFALL", "PRIOR_COLUMNS", "PRIOR_RATE", "bound_runs", "bounded_pattern"]
+__all__ = ["DEFAULT_MAX_SHORTFALL", "PRIOR_COLUMNS", "PRIOR_RATE", "bound_runs"]
 
 #: Prior of Short_T: pseudo-columns, and their rate (a fraction in [0, 1]).
 PRIOR_COLUMNS = 5
@@ -52,31 +54,6 @@ PRIOR_RATE = 0.05
 DEFAULT_MAX_SHORTFALL = 0.003
 
 Branch = tuple[SegmentChoice, ...]
-
-#: One element of a canonical pattern string: an escaped literal, a class
-#: (group 1 is ``+`` for a run of any length), or any other character.
-_ELEMENT = re.compile(r"\\.|<[a-z-]+>(\+)?|.", re.S)
-
-
-def bounded_pattern(pattern: str, least: Sequence[int]) -> str:
-    """``pattern`` with its i-th ``+`` run written ``{least[i],}`` where ``least[i]`` ≥ 2.
-
-    Raises
-    ------
-    ValueError
-        If ``least`` does not give one length per ``+`` run.
-    """
-    runs = iter(least)
-    out = []
-    for m in _ELEMENT.finditer(pattern):
-        if m.group(1) is None:
-            out.append(m.group())
-            continue
-        k = next(runs)
-        out.append(m.group()[:-1] + f"{{{k},}}" if k >= 2 else m.group())
-    if next(runs, None) is not None:
-        raise ValueError(f"more lengths than + runs in {pattern!r}")
-    return "".join(out)
 
 
 def _shortest(branch: Branch, texts: Iterable[str]) -> list[list[int]] | None:
@@ -90,7 +67,7 @@ def _shortest(branch: Branch, texts: Iterable[str]) -> list[list[int]] | None:
     for s in branch:
         body = render_body(s.hypothesis.pattern, capture_runs=True)
         parts.append(f"(?:{body})?" if s.optional else body)
-        runs_of.append(sum(1 for m in _ELEMENT.finditer(s.hypothesis.pattern) if m.group(1)))
+        runs_of.append(regex.compile(body).groups)  # one capturing group per + run
     rx = regex.compile("".join(parts))
     total = sum(runs_of)
     least = [0] * total

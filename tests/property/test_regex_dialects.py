@@ -4,7 +4,7 @@ Values mix letters of several scripts and cases, ASCII and non-ASCII digits,
 regex metacharacters, whitespace and control characters, and supplementary
 characters; patterns are drawn from the generalization hierarchy of other
 values, so that some match and some do not, half of those with ``+`` runs
-also with lower bounds (``{k,}``, :func:`~autovalidate.solver.lengths.bounded_pattern`).
+also with lower bounds (``{k,}``, :func:`~autovalidate.patterns.render.bounded_pattern`).
 """
 
 from __future__ import annotations
@@ -20,9 +20,8 @@ from hypothesis import strategies as st
 
 from autovalidate.metrics.expressions import anchored_regex
 from autovalidate.patterns.hierarchy import options
-from autovalidate.patterns.render import pattern_regex
+from autovalidate.patterns.render import bounded_pattern, pattern_regex
 from autovalidate.patterns.tokens import tokenize
-from autovalidate.solver.lengths import bounded_pattern
 
 ALPHABET = (
     "abcDEXYZ"  # ASCII letters (hexadecimal digits of both cases among them)

@@ -8,9 +8,10 @@ import pytest
 import regex
 
 from autovalidate.errors import ParameterError
+from autovalidate.patterns.render import bounded_pattern
 from autovalidate.solver.dp import SegmentChoice
 from autovalidate.solver.fmdv import SolverParams, solve
-from autovalidate.solver.lengths import bound_runs, bounded_pattern
+from autovalidate.solver.lengths import bound_runs
 from autovalidate.solver.search import Hypothesis
 
 BOUNDED = SolverParams(max_fpr=0.2, min_cov=1, max_shortfall=0.05)
