@@ -13,6 +13,7 @@ from typing import Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
+from rich.table import Table
 from rich.text import Text
 
 from autovalidate.engines import open_engine
@@ -56,6 +57,18 @@ F = TypeVar("F", bound=Callable[..., Any])
 def styled(text: str, style: str) -> Text:
     """``text`` shown in ``style`` (``"green"``, ``"bold red"``), never read as markup."""
     return Text(text, style=style)
+
+
+def field_table() -> Table:
+    """A two-column table of named fields whose values fold onto more lines, never cut.
+
+    A pattern, a regex or a path is copied from this output: an ellipsis in
+    it would hand the reader something that is not the value.
+    """
+    table = Table(show_header=False, box=None)
+    table.add_column(no_wrap=True)
+    table.add_column(overflow="fold")
+    return table
 
 
 def print_json(data: Any) -> None:

@@ -12,7 +12,7 @@ import typer
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from autovalidate.cli.common import console, handle_errors, print_json, styled
+from autovalidate.cli.common import console, field_table, handle_errors, print_json, styled
 from autovalidate.errors import IndexBuildError, ParameterError
 from autovalidate.index.default import describe_index, open_default_index
 from autovalidate.index.merge import (
@@ -225,7 +225,7 @@ def info(
     if as_json:
         print_json({"path": where, **meta.__dict__})
         return
-    table = Table(show_header=False, box=None)
+    table = field_table()
     table.add_row("index", shown)
     table.add_row("patterns", f"{meta.patterns:,}")
     table.add_row("tau", str(meta.tau))

@@ -13,6 +13,7 @@ from autovalidate.checks.check import CheckLevel
 from autovalidate.checks.spec import suite_to_json
 from autovalidate.cli.common import (
     console,
+    field_table,
     handle_errors,
     print_json,
     reading,
@@ -25,6 +26,7 @@ from autovalidate.index.default import index_summary, open_default_index
 from autovalidate.index.reader import PatternIndex
 from autovalidate.io import column_values
 from autovalidate.nulls import drop_missing
+from autovalidate.patterns.render import describe_pattern
 from autovalidate.report import pattern_report, render_html, suggestion_report
 from autovalidate.solver.fmdv import METHODS, SolverParams
 from autovalidate.suggest.pattern import MAX_VALUES, suggest_pattern
@@ -288,7 +290,7 @@ def _suggest_pattern(
             ),
         )
         return
-    table = Table(show_header=False, box=None)
+    table = field_table()
     table.add_row("column", f"{column} ({n_values:,} non-null values)")
     if "inferred_from" in constraint.params:
         table.add_row(
@@ -313,10 +315,22 @@ def _suggest_pattern(
     table.add_row("method", f"{options['method']} in {elapsed_ms:.0f} ms")
     console.print(table)
     if len(constraint.segments) > 1:
-        segs = Table("segment", "FPR", "coverage", "optional", title="vertical cuts")
+        # a format column only where there are several; a literal segment
+        # (a separator: FPR 0, no corpus columns) reads as the quoted text
+        formats = len({s.get("branch", 0) for s in constraint.segments}) > 1
+        head = ["format"] if formats else []
+        segs = Table(
+            *head, "segment", "reads", "FPR", "coverage", "optional", title="vertical cuts"
+        )
+        segs.columns[len(head)].overflow = "fold"
         for s in constraint.segments:
             segs.add_row(
-                s["pattern"], f"{s['fpr']:.4f}", f"{s['cov']:,}", "yes" if s["optional"] else ""
+                *([str(s.get("branch", 0) + 1)] if formats else []),
+                s["pattern"],
+                describe_pattern(s["pattern"]),
+                f"{s['fpr']:.4f}",
+                f"{s['cov']:,}" if s["cov"] else "literal",
+                "yes" if s["optional"] else "",
             )
         console.print(segs)
     if out is not None:

@@ -105,3 +105,56 @@ def test_text_from_the_data_is_never_read_as_markup(mini_index, tmp_path):
         assert ok.exit_code == 0 and "Traceback" not in ok.output, ok.output
     missing = run("validate", folder / "gone[final].csv", "-c", suite)
     assert missing.exit_code == 2 and "gone[final].csv" in missing.output, missing.output
+
+
+def _field(output: str, name: str) -> str:
+    """The value of one field of ``suggest --column``'s table, its folded lines joined."""
+    lines = output.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.split()[:1] == [name])
+    start = lines[first].index(name) + len(name)
+    start += len(lines[first][start:]) - len(lines[first][start:].lstrip())
+    value = lines[first][start:].rstrip()
+    for line in lines[first + 1 :]:
+        if line[:start].strip():
+            break
+        value += line[start:].rstrip()
+    return value
+
+
+def test_a_long_pattern_is_shown_whole_with_its_segments_read_out(tmp_path):
+    """At 80 columns the regex and pattern fold, never end in an ellipsis; separators read."""
+    data = tmp_path / "flights.csv"
+    data.write_text(
+        "flight,when\n"
+        + "".join(
+            f"AA-{100 + 37 * i % 9000}-BOS-ORD,"
+            + (
+                f"2024-{1 + i % 12:02d}-{1 + i % 28:02d}\n"
+                if i % 2
+                else f"{1 + i % 12}/{1 + i % 28}/2024\n"
+            )
+            for i in range(300)
+        )
+    )
+    seen = set()
+    for column in ("flight", "when"):
+        as_json = run("suggest", data, "-c", column, "--json")
+        assert as_json.exit_code == 0, as_json.output
+        constraint = json.loads(as_json.output)["constraint"]
+        res = run("suggest", data, "-c", column)
+        assert res.exit_code == 0, res.output
+        assert "…" not in res.output
+        assert _field(res.output, "regex") == constraint["regex"]
+        assert _field(res.output, "pattern") == constraint["pattern"]
+        segments = constraint["segments"]
+        if len(segments) > 1:
+            assert "vertical cuts" in res.output
+            formats = {s.get("branch", 0) for s in segments}
+            assert ("┃ format" in res.output) == (len(formats) > 1)
+            seen |= {"formats"} if len(formats) > 1 else set()
+            for s in segments:
+                if s["cov"] == 0:  # a literal separator reads as its quoted text
+                    assert f"│ {s['pattern']!r}" in res.output
+                    seen.add("literal")
+    # the data makes both cases happen: a separator cut out, a column of two formats
+    assert seen == {"formats", "literal"}
