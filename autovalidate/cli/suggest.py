@@ -26,8 +26,8 @@ from autovalidate.index.default import index_summary, open_default_index
 from autovalidate.index.reader import PatternIndex
 from autovalidate.io import column_values
 from autovalidate.nulls import drop_missing
-from autovalidate.patterns.render import describe_pattern
 from autovalidate.report import pattern_report, render_html, suggestion_report
+from autovalidate.report.model import PatternDetails
 from autovalidate.solver.fmdv import METHODS, SolverParams
 from autovalidate.suggest.pattern import MAX_VALUES, suggest_pattern
 from autovalidate.suggest.runner import ConstraintSuggestionResult, ConstraintSuggestionRunner
@@ -314,23 +314,21 @@ def _suggest_pattern(
     )
     table.add_row("method", f"{options['method']} in {elapsed_ms:.0f} ms")
     console.print(table)
-    if len(constraint.segments) > 1:
-        # a format column only where there are several; a literal segment
-        # (a separator: FPR 0, no corpus columns) reads as the quoted text
-        formats = len({s.get("branch", 0) for s in constraint.segments}) > 1
-        head = ["format"] if formats else []
+    details = PatternDetails.of(constraint)
+    if len(details.segments) > 1:
+        head = ["format"] if details.formats > 1 else []
         segs = Table(
             *head, "segment", "reads", "FPR", "coverage", "optional", title="vertical cuts"
         )
         segs.columns[len(head)].overflow = "fold"
-        for s in constraint.segments:
+        for seg in details.segments:
             segs.add_row(
-                *([str(s.get("branch", 0) + 1)] if formats else []),
-                s["pattern"],
-                describe_pattern(s["pattern"]),
-                f"{s['fpr']:.4f}",
-                f"{s['cov']:,}" if s["cov"] else "literal",
-                "yes" if s["optional"] else "",
+                *([str(seg.branch + 1)] if head else []),
+                seg.pattern,
+                seg.reads,
+                f"{seg.fpr:.4f}",
+                "literal" if seg.literal else f"{seg.cov:,}",
+                "yes" if seg.optional else "",
             )
         console.print(segs)
     if out is not None:

@@ -28,6 +28,7 @@ from autovalidate.checks.constraints import (
 from autovalidate.export.base import constraint_label, shorten
 from autovalidate.metrics.base import plain
 from autovalidate.pattern_constraint import PatternConstraint
+from autovalidate.patterns.render import describe_pattern
 
 if TYPE_CHECKING:
     from autovalidate.anomaly.batches import BatchValidationResult, StatisticDecision
@@ -57,13 +58,29 @@ LABEL_WIDTH = 70
 
 @dataclass(frozen=True)
 class Segment:
-    """One segment of a vertical cut: its pattern, regex, FPR_T (fraction) and Cov_T (columns)."""
+    """One segment of a vertical cut: its pattern, regex, FPR_T (fraction) and Cov_T (columns).
+
+    Attributes
+    ----------
+    reads
+        Its short reading (:func:`~autovalidate.patterns.render.describe_pattern`):
+        a literal separator reads as its quoted text (``' '``, ``'-'``).
+    branch
+        The 0-based format it belongs to (0 but in a multi-format pattern).
+    """
 
     pattern: str
     regex: str
     fpr: float
     cov: int
     optional: bool
+    reads: str = ""
+    branch: int = 0
+
+    @property
+    def literal(self) -> bool:
+        """A separator cut out as a literal (FPR 0, no corpus columns: Song & He 2021, §3)."""
+        return self.cov == 0
 
 
 @dataclass(frozen=True)
@@ -96,7 +113,7 @@ class PatternDetails:
 
     @property
     def segments(self) -> tuple[Segment, ...]:
-        """The vertical cut's segments with FPR_T and Cov_T."""
+        """The vertical cut's segments with FPR_T, Cov_T, their reading and format."""
         return tuple(
             Segment(
                 str(s.get("pattern", "")),
@@ -104,9 +121,16 @@ class PatternDetails:
                 float(s.get("fpr", 0.0)),
                 int(s.get("cov", 0)),
                 bool(s.get("optional", False)),
+                describe_pattern(str(s.get("pattern", ""))),
+                int(s.get("branch", 0)),
             )
             for s in self.constraint.segments
         )
+
+    @property
+    def formats(self) -> int:
+        """How many formats the pattern has (1, or the branches of a multi-format one)."""
+        return len({s.branch for s in self.segments}) or 1
 
     @property
     def batch_fraction(self) -> float | None:

@@ -264,3 +264,48 @@ def test_suggest_report_lists_every_suggestion(browser, dirty_clean, mini_index,
     patterns = browser.find_elements(By.CSS_SELECTOR, ".pattern")
     suggested = [s for s in doc["suggestions"] if "pattern" in s["code"]]
     assert len(patterns) == len(suggested) > 0
+
+
+def test_segments_read_out_with_their_format(browser, tmp_path):
+    """A vertical cut's table names each segment's format and reads its separators out."""
+    data = tmp_path / "flights.csv"
+    data.write_text(
+        "flight,when\n"
+        + "".join(
+            f"AA-{100 + 37 * i % 9000}-BOS-ORD,"
+            + (
+                f"2024-{1 + i % 12:02d}-{1 + i % 28:02d}"
+                if i % 2
+                else f"{1 + i % 12}/{1 + i % 28}/2024"
+            )
+            + "\n"
+            for i in range(300)
+        )
+    )
+    seen = set()
+    for column in ("flight", "when"):
+        page = tmp_path / f"{column}.html"
+        res = run("suggest", data, "-c", column, "--json", "--html", page)
+        assert res.exit_code == 0, res.output
+        segments = json.loads(res.stdout)["constraint"]["segments"]
+        By = _open(browser, page)
+        table = browser.find_element(By.CSS_SELECTOR, "table.segments")
+        head = [th.text for th in table.find_elements(By.CSS_SELECTOR, "thead th")]
+        formats = len({s.get("branch", 0) for s in segments})
+        assert (head[0] == "format") == (formats > 1)
+        rows = [
+            [td.text for td in tr.find_elements(By.TAG_NAME, "td")]
+            for tr in table.find_elements(By.CSS_SELECTOR, "tbody tr")
+        ]
+        assert len(rows) == len(segments)
+        for row, s in zip(rows, segments, strict=True):
+            cells = dict(zip(head, row, strict=True))
+            if formats > 1:
+                assert cells["format"] == str(s.get("branch", 0) + 1)
+                seen.add("formats")
+            if s["cov"] == 0:  # a separator: shown as quoted text, not as blank space
+                assert cells["reads"] == repr(s["pattern"]) and cells["Cov_T"] == "literal"
+                seen.add("literal")
+            else:
+                assert cells["reads"] and cells["Cov_T"] == str(s["cov"])
+    assert seen == {"formats", "literal"}
