@@ -79,6 +79,25 @@ def mini_index(spark, lake_mini, tmp_path_factory) -> Path:
     return out
 
 
+@pytest.fixture()
+def flights_csv(tmp_path) -> Path:
+    """A CSV whose ``flight`` column is a composite cut at literal ``-`` and whose ``when``
+    column has two date formats (ISO and US), 300 rows: vertical cuts and a multi-format
+    pattern, on the default index."""
+    path = tmp_path / "flights.csv"
+    rows = (
+        f"AA-{100 + 37 * i % 9000}-BOS-ORD,"
+        + (
+            f"2024-{1 + i % 12:02d}-{1 + i % 28:02d}"
+            if i % 2
+            else f"{1 + i % 12}/{1 + i % 28}/2024"
+        )
+        for i in range(300)
+    )
+    path.write_text("flight,when\n" + "".join(f"{row}\n" for row in rows))
+    return path
+
+
 @pytest.fixture(scope="session")
 def dirty_clean() -> Path:
     if not DIRTY_CLEAN.exists():

@@ -121,21 +121,9 @@ def _field(output: str, name: str) -> str:
     return value
 
 
-def test_a_long_pattern_is_shown_whole_with_its_segments_read_out(tmp_path):
+def test_a_long_pattern_is_shown_whole_with_its_segments_read_out(flights_csv):
     """At 80 columns the regex and pattern fold, never end in an ellipsis; separators read."""
-    data = tmp_path / "flights.csv"
-    data.write_text(
-        "flight,when\n"
-        + "".join(
-            f"AA-{100 + 37 * i % 9000}-BOS-ORD,"
-            + (
-                f"2024-{1 + i % 12:02d}-{1 + i % 28:02d}\n"
-                if i % 2
-                else f"{1 + i % 12}/{1 + i % 28}/2024\n"
-            )
-            for i in range(300)
-        )
-    )
+    data = flights_csv
     seen = set()
     for column in ("flight", "when"):
         as_json = run("suggest", data, "-c", column, "--json")

@@ -266,22 +266,9 @@ def test_suggest_report_lists_every_suggestion(browser, dirty_clean, mini_index,
     assert len(patterns) == len(suggested) > 0
 
 
-def test_segments_read_out_with_their_format(browser, tmp_path):
+def test_segments_read_out_with_their_format(browser, flights_csv, tmp_path):
     """A vertical cut's table names each segment's format and reads its separators out."""
-    data = tmp_path / "flights.csv"
-    data.write_text(
-        "flight,when\n"
-        + "".join(
-            f"AA-{100 + 37 * i % 9000}-BOS-ORD,"
-            + (
-                f"2024-{1 + i % 12:02d}-{1 + i % 28:02d}"
-                if i % 2
-                else f"{1 + i % 12}/{1 + i % 28}/2024"
-            )
-            + "\n"
-            for i in range(300)
-        )
-    )
+    data = flights_csv
     seen = set()
     for column in ("flight", "when"):
         page = tmp_path / f"{column}.html"
