@@ -19,15 +19,18 @@ It
    pattern count) and ``NOTICE.md`` (the attributions CC BY and MIT ask for),
    into a staging directory that replaces ``--out`` when complete.
 
-Why the floor loses nothing the solver could choose at its defaults: the
-solver judges a pattern by its shrunk FPR_T (``FprPrior``: the index's fitted
-Beta prior, with the training column as one pure column), and a pattern of
-Cov_T = c is feasible at r only if even a pure one, ``strength * mean / (c +
-strength + 1)``, is at most r.  The default floor (:func:`least_feasible_cov`)
-is the least such c at the default r under the prior fitted on the unpruned
-index; the prior itself is fitted on patterns of Cov_T ≥ 20, which pruning
-keeps, and pruning changes no kept row.  Only a caller who raises r above the
-default sees a difference.
+What the floor drops: a pattern of Cov_T = c, every corpus column pure, has
+the estimate ``strength * mean / (c + strength)`` without training evidence
+(``FprPrior.estimate`` with n = 0); the default floor
+(:func:`least_feasible_cov`) is the least c at which that is at most the
+default r, under the prior fitted on the unpruned index.  The prior is fitted
+on patterns of Cov_T ≥ 20, which pruning keeps, and pruning changes no kept
+row.  The solver conditions the estimate on the training values, and from
+about 5 distinct ones a pure pattern of a single column can be feasible
+(``FprPrior.futile_below`` is 0 there): those below the floor the default
+index does not have.  Measured, they are worth little (``docs/default-index.md``:
+the same P, R and abstentions on AV-bench's B at floors 7, 2 and 1), for 12x
+the patterns; ``--floor 1`` keeps them all.
 
 The script lives in ``index_jobs/`` because it is a product build step (its
 output is package data, made by the index job), not a measurement.
@@ -357,7 +360,8 @@ def least_feasible_cov(index: Any) -> int:
     -------
     int
         At least 1: the least c at which c pure corpus columns put a pattern's
-        unconditional estimate (``prior.estimate``, n = 0) at most r.
+        unconditional estimate (``prior.estimate``, n = 0) at most r.  With
+        training evidence a pattern below it can be feasible (module docstring).
     """
     from autovalidate.index.stats import PatternStats
     from autovalidate.solver.fmdv import SolverParams

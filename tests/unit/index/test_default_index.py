@@ -39,7 +39,7 @@ def test_the_package_reads_the_index_of_this_checkout():
     assert default.default_index_path().resolve() == PACKAGED.resolve()
 
 
-def test_pruned_at_a_floor_the_default_solver_never_goes_below():
+def test_pruned_at_the_least_cov_feasible_without_training_evidence():
     with autovalidate.open_default_index() as index:
         floor = index.metadata.build["floor"]
         # the prior is fitted on patterns of Cov_T >= 20, which pruning keeps, so the
