@@ -105,23 +105,38 @@ def validate(
         raise typer.Exit(EXIT_FAILED)
 
 
+#: Widest the check column gets, and narrowest the constraint column, in characters.
+MAX_CHECK_WIDTH, MIN_LABEL_WIDTH = 24, 16
+
+
+def _shown(value: Any) -> str:
+    """A constraint's metric value as the table shows it."""
+    return f"{value:.4g}" if isinstance(value, float) else ("" if value is None else str(value))
+
+
 def _print_table(rows: list[dict[str, Any]]) -> None:
     """One line per constraint; messages and examples of the failing ones below the table."""
     table = Table("check", "constraint", "status", "value")
     for column in table.columns:
         column.no_wrap, column.overflow = True, "ellipsis"
     table.columns[2].min_width, table.columns[3].min_width = 7, 5
-    for row in rows:
+    # rich shrinks no column that does not wrap: a table wider than the console
+    # is cropped, status and value first; so the check and constraint columns
+    # get what the status and value leave (each column: 2 of padding, 1 of rule)
+    values = [_shown(row["value"]) for row in rows]
+    value_width = max([5, *map(len, values)])
+    check_width = min(MAX_CHECK_WIDTH, max([5, *(len(row["check"]) for row in rows)]))
+    table.columns[0].max_width = check_width
+    table.columns[1].max_width = max(
+        MIN_LABEL_WIDTH, console.width - (3 * 4 + 1) - check_width - 7 - value_width
+    )
+    for row, shown in zip(rows, values, strict=True):
         if row["constraint_status"] == ConstraintStatus.SUCCESS.value:
             status = styled("passed", "green")
         elif row["check_level"] == CheckLevel.ERROR.value:
             status = styled("FAILED", "bold red")  # an Error-level check
         else:
             status = styled("warning", "yellow")  # a Warning-level check: exit 0
-        value = row["value"]
-        shown = (
-            f"{value:.4g}" if isinstance(value, float) else ("" if value is None else str(value))
-        )
         table.add_row(row["check"], row["label"], status, shown)
     console.print(table)
     for row in rows:

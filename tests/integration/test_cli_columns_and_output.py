@@ -146,3 +146,18 @@ def test_a_long_pattern_is_shown_whole_with_its_segments_read_out(flights_csv):
                     seen.add("literal")
     # the data makes both cases happen: a separator cut out, a column of two formats
     assert seen == {"formats", "literal"}
+
+
+def test_the_validate_table_keeps_status_and_value_beside_a_long_constraint(flights_csv, tmp_path):
+    """At 80 columns a long pattern label is shortened, never the status and value cropped."""
+    suite = tmp_path / "when.json"
+    assert run("suggest", flights_csv, "-c", "when", "-o", suite).exit_code == 0
+    drifted = tmp_path / "drifted.csv"
+    drifted.write_text(flights_csv.read_text().replace("-", "."))
+    res = run("validate", drifted, "-c", suite)
+    assert res.exit_code == 1, res.output
+    rows = [line for line in res.output.splitlines() if line.startswith("│")]
+    assert len(rows) == 1 and len(rows[0]) <= 80, res.output
+    cells = [c.strip() for c in rows[0].strip("│").split("│")]
+    assert cells[2] == "FAILED" and float(cells[3]) > 0.4
+    assert cells[1].endswith("…")  # the label did need shortening at this width
