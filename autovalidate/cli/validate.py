@@ -107,6 +107,8 @@ def validate(
 
 #: Widest the check column gets, and narrowest the constraint column, in characters.
 MAX_CHECK_WIDTH, MIN_LABEL_WIDTH = 24, 16
+#: The words of the status column ("warning" is the widest).
+STATUSES = ("passed", "FAILED", "warning")
 
 
 def _shown(value: Any) -> str:
@@ -116,34 +118,39 @@ def _shown(value: Any) -> str:
 
 def _print_table(rows: list[dict[str, Any]]) -> None:
     """One line per constraint; messages and examples of the failing ones below the table."""
-    table = Table("check", "constraint", "status", "value")
-    for column in table.columns:
-        column.no_wrap, column.overflow = True, "ellipsis"
-    table.columns[2].min_width, table.columns[3].min_width = 7, 5
-    # rich shrinks no column that does not wrap: a table wider than the console
-    # is cropped, status and value first; so the check and constraint columns
-    # get what the status and value leave (each column: 2 of padding, 1 of rule)
+    headers = ("check", "constraint", "status", "value")
     values = [_shown(row["value"]) for row in rows]
-    value_width = max([5, *map(len, values)])
-    check_width = min(MAX_CHECK_WIDTH, max([5, *(len(row["check"]) for row in rows)]))
-    table.columns[0].max_width = check_width
-    table.columns[1].max_width = max(
-        MIN_LABEL_WIDTH, console.width - (3 * 4 + 1) - check_width - 7 - value_width
-    )
+    # each column's content width: rich shrinks no column that does not wrap, and
+    # crops a table wider than the console, status and value first; so the check
+    # and constraint columns get what the status and value leave
+    widths = [
+        min(MAX_CHECK_WIDTH, max([len(headers[0]), *(len(row["check"]) for row in rows)])),
+        0,
+        max([len(headers[2]), *map(len, STATUSES)]),
+        max([len(headers[3]), *map(len, values)]),
+    ]
+    rules = 3 * len(headers) + 1  # each column: 2 of padding and 1 of rule; one rule more
+    widths[1] = max(MIN_LABEL_WIDTH, console.width - rules - sum(widths))
+    table = Table(*headers)
+    for column, width in zip(table.columns, widths, strict=True):
+        column.no_wrap, column.overflow, column.max_width = True, "ellipsis", width
+    table.columns[2].min_width, table.columns[3].min_width = widths[2], widths[3]
     for row, shown in zip(rows, values, strict=True):
         if row["constraint_status"] == ConstraintStatus.SUCCESS.value:
-            status = styled("passed", "green")
+            status = styled(STATUSES[0], "green")
         elif row["check_level"] == CheckLevel.ERROR.value:
-            status = styled("FAILED", "bold red")  # an Error-level check
+            status = styled(STATUSES[1], "bold red")  # an Error-level check
         else:
-            status = styled("warning", "yellow")  # a Warning-level check: exit 0
+            status = styled(STATUSES[2], "yellow")  # a Warning-level check: exit 0
         table.add_row(row["check"], row["label"], status, shown)
     console.print(table)
     for row in rows:
         if row["passed"]:
             continue
         console.print(
-            styled("FAILED" if row["check_level"] == CheckLevel.ERROR.value else "warning", "bold"),
+            styled(
+                STATUSES[1] if row["check_level"] == CheckLevel.ERROR.value else STATUSES[2], "bold"
+            ),
             f"{row['label']}: {row['constraint_message']}",
             soft_wrap=True,
         )
