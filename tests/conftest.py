@@ -105,6 +105,38 @@ def dirty_clean() -> Path:
     return DIRTY_CLEAN
 
 
+@pytest.fixture()
+def hospital_history(dirty_clean, tmp_path) -> tuple[Path, Path]:
+    """A metrics repository of five clean hospital batches, and a new batch of dirty rows.
+
+    The 1,000 rows are shuffled (seeded): five batches of 150 clean rows are
+    recorded as dataset ``h`` on 2024-05-01 to 05 (``autovalidate metrics
+    record``), and the remaining 250 rows, taken from the dirty table under
+    the clean table's column names, are the new batch. Returns the
+    repository's path and the new batch's.
+    """
+    import numpy as np
+    import pandas as pd
+    from typer.testing import CliRunner
+
+    from autovalidate.cli import app
+
+    clean = pd.read_csv(dirty_clean / "hospital" / "clean.csv", dtype=str, keep_default_na=False)
+    dirty = pd.read_csv(dirty_clean / "hospital" / "dirty.csv", dtype=str, keep_default_na=False)
+    dirty.columns = clean.columns
+    perm = np.random.default_rng(3).permutation(len(clean))
+    repo = tmp_path / "metrics.duckdb"
+    for day in range(1, 6):
+        path = tmp_path / f"batch{day}.csv"
+        clean.iloc[perm[(day - 1) * 150 : day * 150]].to_csv(path, index=False)
+        args = ["metrics", "record", str(path), "-r", str(repo), "-d", "h"]
+        res = CliRunner().invoke(app, [*args, "--date", f"2024-05-0{day}"])
+        assert res.exit_code == 0, res.output
+    new = tmp_path / "new.csv"
+    dirty.iloc[perm[750:]].to_csv(new, index=False)
+    return repo, new
+
+
 os.environ.setdefault("PYSPARK_PYTHON", os.environ.get("PYSPARK_PYTHON", "python3"))
 
 # Every JVM the run starts through spark-submit (the session's, `spark-submit` and

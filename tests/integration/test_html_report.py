@@ -16,7 +16,6 @@ import shutil
 import struct
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 from typer.testing import CliRunner
@@ -162,31 +161,8 @@ def test_validate_report_of_the_dirty_hospital_batch(browser, hospital, tmp_path
     _screenshot(browser, "report-hospital-dirty.png", tmp_path)
 
 
-def _batches(dirty_clean: Path, tmp_path: Path) -> tuple[list[Path], Path]:
-    clean = pd.read_csv(dirty_clean / "hospital" / "clean.csv", dtype=str, keep_default_na=False)
-    dirty = pd.read_csv(dirty_clean / "hospital" / "dirty.csv", dtype=str, keep_default_na=False)
-    dirty.columns = clean.columns
-    perm = np.random.default_rng(3).permutation(len(clean))
-    history = []
-    for i in range(5):
-        path = tmp_path / f"batch{i}.csv"
-        clean.iloc[perm[i * 150 : (i + 1) * 150]].to_csv(path, index=False)
-        history.append(path)
-    new = tmp_path / "new.csv"
-    dirty.iloc[perm[750:]].to_csv(new, index=False)
-    return history, new
-
-
-def test_validate_batch_report_charts_each_statistic(browser, dirty_clean, tmp_path):
-    history, new = _batches(dirty_clean, tmp_path)
-    repo = tmp_path / "metrics.duckdb"
-    for day, path in enumerate(history, start=1):
-        assert (
-            run(
-                "metrics", "record", path, "-r", repo, "-d", "h", "--date", f"2024-05-0{day}"
-            ).exit_code
-            == 0
-        )
+def test_validate_batch_report_charts_each_statistic(browser, hospital_history, tmp_path):
+    repo, new = hospital_history
     page = tmp_path / "batch.html"
     res = run("validate-batch", new, "-r", repo, "-d", "h", "--json", "--html", page)
     decision = json.loads(res.stdout)
