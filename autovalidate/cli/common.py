@@ -24,6 +24,7 @@ __all__ = [
     "EXIT_ERROR",
     "EXIT_FAILED",
     "EXIT_OK",
+    "JUNIT_OPTION",
     "console",
     "err_console",
     "fail",
@@ -112,6 +113,15 @@ def require_rows(file: Path) -> None:
     with open_engine(file) as engine:
         if not engine.sample(lit(True), [lit(1)], 1):
             raise DataSourceError(str(file), "no data rows (a header only)")
+
+
+#: ``--junit FILE`` of the commands that pass or fail (validate, validate-batch).
+JUNIT_OPTION = typer.Option(
+    None,
+    "--junit",
+    help="Also write the run as a JUnit XML test report (one test case per constraint or "
+    "statistic) to this file, for CI servers.",
+)
 
 
 def write_atomically(path: Path, text: str) -> None:

@@ -14,6 +14,7 @@ from autovalidate.checks.constraints import ConstraintStatus
 from autovalidate.checks.spec import ConstraintSuite
 from autovalidate.cli.common import (
     EXIT_FAILED,
+    JUNIT_OPTION,
     console,
     handle_errors,
     parse_rename,
@@ -25,7 +26,7 @@ from autovalidate.cli.common import (
     write_atomically,
 )
 from autovalidate.engines.duckdb import write_parquet
-from autovalidate.report import render_html, validation_report
+from autovalidate.report import render_html, render_junit, validation_report
 from autovalidate.repository import open_repository
 
 
@@ -60,6 +61,7 @@ def validate(
         "containment, ranges) to this Parquet file, with a column _broken_constraints "
         "naming the constraints each broke.",
     ),
+    junit: Path = JUNIT_OPTION,
 ) -> None:
     """Validate FILE against every check of a suite, in shared scans (VerificationSuite).
 
@@ -71,7 +73,9 @@ def validate(
     rows of FILE (its own columns, also with --rename) that break a row-level
     constraint, whether or not the constraint failed on the batch, as Parquet
     with a list column _broken_constraints; constraints on the whole batch
-    (uniqueness, size, means) have no rows to write.
+    (uniqueness, size, means) have no rows to write. --junit writes a JUnit
+    XML report: a test suite per check, a test case per constraint, a
+    failure per failed constraint of an Error-level check.
 
     Exit codes: 0 every Error-level check passed (Warning-level failures are
     reported), 1 an Error-level check failed, 2 error (a column the suite
@@ -93,9 +97,12 @@ def validate(
         if failed_rows is not None:
             _, invalid = result.split()
             replace_atomically(failed_rows, lambda tmp: write_parquet(invalid, str(tmp)))
-    if html is not None:
+    if html is not None or junit is not None:
         report = validation_report(suite, result.verification, rows, file)
-        write_atomically(html, render_html(report))
+        if html is not None:
+            write_atomically(html, render_html(report))
+        if junit is not None:
+            write_atomically(junit, render_junit(report))
     if as_json:
         print_json(result.to_dict())
     else:

@@ -18,6 +18,7 @@ from autovalidate.anomaly.base import AnomalyDetectionStrategy
 from autovalidate.anomaly.batches import record_batch, validate_batch
 from autovalidate.cli.common import (
     EXIT_FAILED,
+    JUNIT_OPTION,
     console,
     handle_errors,
     print_json,
@@ -25,7 +26,7 @@ from autovalidate.cli.common import (
     write_atomically,
 )
 from autovalidate.cli.metrics import REPOSITORY_HELP, parse_tags
-from autovalidate.report import batch_report, render_html
+from autovalidate.report import batch_report, render_html, render_junit
 from autovalidate.repository import ResultKey, open_repository
 
 
@@ -86,6 +87,7 @@ def validate_batch_command(
         help="Also write a self-contained HTML report (each statistic's history and forecast "
         "interval as a chart) to this file.",
     ),
+    junit: Path = JUNIT_OPTION,
 ) -> None:
     """Accept or reject FILE by forecasts of its column statistics (Redyuk et al. 2020).
 
@@ -94,7 +96,8 @@ def validate_batch_command(
     maximum of numeric columns) is forecast from its history; by default by
     exponential smoothing with a 90 % prediction interval. The batch is
     accepted iff each statistic lies in its interval. Record earlier batches
-    with `autovalidate metrics record`.
+    with `autovalidate metrics record`. --junit writes a JUnit XML report:
+    a test case per statistic, a failure where it is rejected or missing.
 
     Exit codes: 0 accepted, 1 rejected, 2 error (also: too little history).
     """
@@ -108,9 +111,13 @@ def validate_batch_command(
         tags=tags,
         min_history=min_history,
     )
-    if html is not None:
+    if html is not None or junit is not None:
         history = repo.load().for_dataset(dataset).with_tag_values(tags or {}).get()
-        write_atomically(html, render_html(batch_report(file, result, history)))
+        report = batch_report(file, result, history)
+        if html is not None:
+            write_atomically(html, render_html(report))
+        if junit is not None:
+            write_atomically(junit, render_junit(report))
     recorded = None
     if record and result.accepted:
         recorded = ResultKey.at(dataset, date, tags)

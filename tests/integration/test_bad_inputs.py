@@ -279,6 +279,9 @@ CASES: dict[tuple[str, str], Callable[[Files], Result]] = {
     ("hand-edited regex in a constraint", "validate"): lambda f: run(
         "validate", f.train, "-c", _constraint_edit(f, "tampered.json", _tampered)
     ),
+    ("report file in a directory that does not exist", "validate --junit"): lambda f: run(
+        "validate", f.train, "-c", f.suite, "--junit", f.root / "no-such-dir" / "report.xml"
+    ),
 }
 
 
