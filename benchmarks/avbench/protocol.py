@@ -49,6 +49,8 @@ __all__ = [
     "RuleCounter",
     "eligible_columns",
     "load_queries",
+    "load_machine_queries",
+    "repetitive",
     "count_rules",
     "decide",
     "full_match_verdicts",
@@ -199,6 +201,46 @@ def load_queries(lake: Path, size: int = QUERY_SET_SIZE, *, quick: int | None = 
         Case(i, s, t, p, name, tuple(vals), math.ceil(len(vals) / 10))
         for i, (s, t, p, name, vals) in enumerate(sample)
     ]
+
+
+def load_machine_queries(path: Path, *, quick: int | None = None) -> list[Case]:
+    """The query set B-M: every column of ``avbench-machine/cases.parquet``, in file order.
+
+    The file holds the 600 columns already sampled and sorted (its README says
+    how); each is split as B's are.  ``source`` is the repository, as in the lake.
+    """
+    import pyarrow.parquet as pq
+
+    rows = pq.read_table(
+        path, columns=["source", "table_id", "column_position", "column_name", "values"]
+    ).to_pylist()
+    if quick:
+        rows = rows[:quick]
+    cases = []
+    for i, row in enumerate(rows):
+        kept = [v for v in row["values"] if v is not None]
+        cases.append(
+            Case(
+                i,
+                row["source"],
+                row["table_id"],
+                row["column_position"],
+                row["column_name"],
+                tuple(kept),
+                math.ceil(len(kept) / 10),
+            )
+        )
+    return cases
+
+
+#: The repetitive slice: a training part of at most this many distinct values
+#: (``BENCHMARK.md``: time-ordered data often starts with one value repeated).
+REPETITIVE_DISTINCT = 3
+
+
+def repetitive(cases: Sequence[Case]) -> list[int]:
+    """Indexes of the cases whose training part holds at most 3 distinct values."""
+    return [c.idx for c in cases if len(set(c.train)) <= REPETITIVE_DISTINCT]
 
 
 def _values_table(cases: Sequence[Case]) -> pa.Table:
