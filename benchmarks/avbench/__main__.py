@@ -1,9 +1,10 @@
-"""``python3 -m benchmarks.avbench [--quick [N]] [--index DIR] [--skip-build] ...``: run AV-bench.
+"""``python3 -m benchmarks.avbench [--queries B|B-M] [--quick [N]] ...``: run AV-bench.
 
 Writes ``avbench.json``, ``avbench.md``, ``avbench_cases.csv``,
 ``avbench_pr.png`` and ``avbench_sensitivity.png`` under ``--out``
-(``benchmarks/results/``); a ``--quick`` run writes ``avbench-quick.*`` so it
-never replaces a full run's files.  Exit code 0 on success, 2 on a usage or
+(``benchmarks/results/``); a run on B-M writes ``avbench-machine.*``, and a
+``--quick`` run ``avbench-quick.*`` (``avbench-machine-quick.*``) so it never
+replaces a full run's files.  Exit code 0 on success, 2 on a usage or
 infrastructure error.
 """
 
@@ -16,7 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from benchmarks.avbench import report as reporting
-from benchmarks.avbench.run import QUICK_SIZE, Config, run
+from benchmarks.avbench.run import QUERY_SETS, QUICK_SIZE, Config, run
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,6 +28,32 @@ def main(argv: list[str] | None = None) -> int:
         prog="python3 -m benchmarks.avbench", description=__doc__.splitlines()[0]
     )
     parser.add_argument("--lake", type=Path, default=ROOT.parent / "shared" / "lake")
+    parser.add_argument(
+        "--queries",
+        choices=QUERY_SETS,
+        default="B",
+        help="query set: B (from the lake) or B-M (machine-generated columns of other sources)",
+    )
+    parser.add_argument(
+        "--machine",
+        type=Path,
+        default=ROOT.parent / "shared" / "avbench-machine" / "cases.parquet",
+        help="B-M's cases file",
+    )
+    parser.add_argument(
+        "--leave-source-out",
+        action="store_true",
+        help="also score the FMDV variants on B with 5-fold leave-source-out indexes "
+        "(built under --work, about 20 minutes the first time)",
+    )
+    parser.add_argument(
+        "--other-index",
+        action="append",
+        default=[],
+        metavar="LABEL=DIR",
+        help="also score the FMDV variants with this index (repeatable), e.g. "
+        "default=autovalidate/data/default-index",
+    )
     parser.add_argument(
         "--index",
         type=Path,
@@ -64,6 +91,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--no-real-errors", action="store_true")
     args = parser.parse_args(argv)
+    others: dict[str, Path] = {}
+    for item in args.other_index:
+        label, sep, path = item.partition("=")
+        if not sep or not label or not path:
+            parser.error(f"--other-index takes LABEL=DIR, got {item!r}")
+        others[label] = Path(path).resolve()
 
     def say(line: str) -> None:
         print(f"[{time.perf_counter() - started:7.1f}s] {line}", file=sys.stderr, flush=True)
@@ -71,6 +104,10 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     cfg = Config(
         lake=args.lake.resolve(),
+        queries=args.queries,
+        machine=args.machine.resolve(),
+        leave_source_out=args.leave_source_out,
+        other_indexes=others,
         index=args.index.resolve() if args.index else None,
         work=args.work.resolve(),
         out=args.out.resolve(),
@@ -80,7 +117,10 @@ def main(argv: list[str] | None = None) -> int:
         sensitivity=not args.no_sensitivity,
         cost=not args.no_cost,
         drift=not args.no_drift,
-        dirty_clean=None if args.no_real_errors else args.dirty_clean.resolve(),
+        # the real errors do not read the query set: a B-M run leaves them to B's
+        dirty_clean=None
+        if args.no_real_errors or args.queries != "B"
+        else args.dirty_clean.resolve(),
         progress=say,
     )
     cfg.work.mkdir(parents=True, exist_ok=True)
@@ -95,7 +135,8 @@ def main(argv: list[str] | None = None) -> int:
     result["finished"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
     result["commit"] = commit
     result["machine"] = reporting.machine()
-    stem = "avbench-quick" if args.quick else "avbench"
+    stem = "avbench" + ("-machine" if args.queries == "B-M" else "")
+    stem += "-quick" if args.quick else ""
     paths = reporting.write(result, cfg.out, stem)
     for role, path in paths.items():
         say(f"wrote {role}: {path}")

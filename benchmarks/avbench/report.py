@@ -106,8 +106,8 @@ def markdown(report: dict[str, Any]) -> str:
         f"Commit `{c['sha']}`{' (with uncommitted changes)' if c['dirty'] else ''}; "
         f"{m['cores']} cores, {m['memory_bytes'] / 2**30:.0f} GiB; {report['finished']}; "
         f"{report['seconds']:.0f} s.",
-        f"B: {report['cases']['all']} columns"
-        f"{' (quick: a prefix of B)' if report['params']['query_set']['quick'] else ''}; "
+        f"{report['params']['query_set'].get('name', 'B')}: {report['cases']['all']} columns"
+        f"{' (quick: a prefix)' if report['params']['query_set']['quick'] else ''}; "
         f"pattern-applicable subset: {report['cases']['applicable']} columns. "
         f"Index: `{report['params']['index']['path']}` (tau={report['params']['index']['tau']}). "
         "Product defaults: "
@@ -139,6 +139,18 @@ def markdown(report: dict[str, Any]) -> str:
                 f"| {name} | {_f(a['precision'])} | {_f(a['recall'])} | {_f(a['f1'])} "
                 f"| {_f(s['precision'])} | {_f(s['recall'])} | {_f(s['f1'])} |"
             )
+    lines += _slice_lines(report)
+    lines += _fmdv_lines("FMDV variants, 95% bootstrap intervals", report.get("noise"), None)
+    lines += _calibration_lines(report.get("calibration", {}).get("fmdv-vh"), "")
+    for label, block in report.get("other_indexes", {}).items():
+        lines += _block_lines(f"With the index `{label}` (`{block['index']['path']}`)", block)
+    if "leave_source_out" in report:
+        lso = report["leave_source_out"]
+        lines += _block_lines(
+            "Leave-source-out B: each column's rule learned with an index of the other "
+            f"folds' sources ({len(lso['folds'])} folds)",
+            lso,
+        )
     lines += _drift_lines(report.get("drift")) + _real_error_lines(report.get("real_errors"))
     files = report["files"]
     lines += [
@@ -222,6 +234,95 @@ def markdown(report: dict[str, Any]) -> str:
             lines += ["Omitted: " + "; ".join(f"{k}: {v}" for k, v in sens["omitted"].items()), ""]
         lines.append(f"Plot: [{files['sensitivity.png']}]({files['sensitivity.png']}).")
     return "\n".join(lines) + "\n"
+
+
+def _slice_lines(report: dict[str, Any]) -> list[str]:
+    """Every method on the two slices of BENCHMARK.md (repetitive: ≤ 3 distinct training values)."""
+    cases = report["cases"]
+    if "repetitive" not in cases:
+        return []
+    lines = [
+        "",
+        f"Slices: repetitive ({cases['repetitive']} columns whose training part holds at most 3 "
+        f"distinct values) and varied ({cases['varied']}):",
+        "",
+        "| method | P (rep.) | R (rep.) | F1 (rep.) | P (varied) | R (varied) | F1 (varied) |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, r in report["methods"].items():
+        a, b = r["repetitive"], r["varied"]
+        lines.append(
+            f"| {name} | {_f(a['precision'])} | {_f(a['recall'])} | {_f(a['f1'])} "
+            f"| {_f(b['precision'])} | {_f(b['recall'])} | {_f(b['f1'])} |"
+        )
+    return lines
+
+
+def _band(x: list[float]) -> str:
+    return f"{x[0]:.3f}-{x[1]:.3f}" if x else "–"
+
+
+def _fmdv_lines(
+    title: str, bands: dict[str, Any] | None, summaries: dict[str, Any] | None
+) -> list[str]:
+    """A table of FMDV variants: P, R, F1 (with slices when given) and the bootstrap intervals."""
+    if not bands:
+        return []
+    lines = ["", f"{title}:", ""]
+    if summaries is None:
+        lines += ["| method | P | R | F1 |", "|---|---:|---:|---:|"]
+        for name, b in bands.items():
+            lines.append(
+                f"| {name} | {_band(b['precision'])} | {_band(b['recall'])} | {_band(b['f1'])} |"
+            )
+        return lines
+    lines += [
+        "| method | P | R | F1 | abstains | F1 (appl.) | F1 (rep.) | F1 (varied) "
+        "| P 95% | F1 95% |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, r in summaries.items():
+        a = r["all"]
+        lines.append(
+            f"| {name} | {_f(a['precision'])} | {_f(a['recall'])} | {_f(a['f1'])} "
+            f"| {r['abstentions']} | {_f(r['applicable']['f1'])} | {_f(r['repetitive']['f1'])} "
+            f"| {_f(r['varied']['f1'])} | {_band(r['noise']['precision'])} "
+            f"| {_band(r['noise']['f1'])} |"
+        )
+    return lines
+
+
+def _calibration_lines(cal: dict[str, Any] | None, where: str) -> list[str]:
+    """The calibration table of FMDV-VH's estimated FPR (benchmarks/avbench/calibration.py)."""
+    if not cal or not cal["rules"]:
+        return []
+    lines = [
+        "",
+        f"Calibration of FMDV-VH's estimated FPR{where}: {cal['rules']} rules in deciles of "
+        "their estimate; `failed` is the share of rules that fail their own test part "
+        "(1 - precision), `non-conforming` the mean share of test values the regex rejects. "
+        "Every decile of 30 or more rules within 0.05: "
+        + {True: "yes.", False: "no.", None: "no decile has 30 rules."}[cal["calibrated"]],
+        "",
+        "| decile | rules | estimate range | mean estimate | failed | non-conforming |",
+        "|---:|---:|---|---:|---:|---:|",
+    ]
+    for k, d in enumerate(cal["deciles"], 1):
+        lines.append(
+            f"| {k} | {d['rules']} | {d['low']:.4f}-{d['high']:.4f} | {d['estimate']:.3f} "
+            f"| {d['failed']:.3f} | {d['nonconforming']:.3f} |"
+        )
+    return lines
+
+
+def _block_lines(title: str, block: dict[str, Any]) -> list[str]:
+    """An FMDV block of the run (another index, leave-source-out B): table, drift, calibration."""
+    bands = {k: r["noise"] for k, r in block["methods"].items()}
+    lines = _fmdv_lines(title, bands, block["methods"])
+    if "drift" in block:
+        d = block["drift"]["with_rule"]
+        lines += ["", f"FMDV-VH drift recall over the columns with a rule: {_f(d['total'])}."]
+    return lines + _calibration_lines(block.get("calibration"), ", " + title.split(":")[0])
 
 
 def _drift_lines(drift: dict[str, Any] | None) -> list[str]:

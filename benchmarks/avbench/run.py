@@ -14,7 +14,8 @@ import numpy as np
 
 import autovalidate
 from autovalidate.patterns.tokens import tokenize
-from benchmarks.avbench import drift, indexes, real_errors
+from benchmarks.avbench import drift, folds, indexes, noise, real_errors
+from benchmarks.avbench.calibration import calibration
 from benchmarks.avbench.methods import deequ, grok, pwheel, schema_matching, tfdv
 from benchmarks.avbench.methods.deequ import DeequCategorical, DeequFractional
 from benchmarks.avbench.methods.fmdv import FmdvMethod
@@ -27,12 +28,23 @@ from benchmarks.avbench.protocol import (
     CaseScore,
     Rule,
     RuleCounter,
+    load_machine_queries,
     load_queries,
+    repetitive,
     score,
     summarize,
 )
 
-__all__ = ["Config", "FMDV_VARIANTS", "GRID", "METHOD_KEYS", "product_defaults", "run"]
+__all__ = [
+    "Config",
+    "FMDV_VARIANTS",
+    "GRID",
+    "METHOD_KEYS",
+    "QUERY_SETS",
+    "load_cases",
+    "product_defaults",
+    "run",
+]
 
 FMDV_VARIANTS = ("fmdv", "fmdv-v", "fmdv-h", "fmdv-vh")
 METHOD_KEYS = (
@@ -54,6 +66,9 @@ GRID: dict[str, tuple[float, ...]] = {
 #: θ only acts through a horizontal cut (the paper's Fig. 12(d) is FMDV-H's).
 THETA_VARIANTS = ("fmdv-h", "fmdv-vh")
 QUICK_SIZE = 100
+#: The query sets of BENCHMARK.md: B (drawn from the lake) and B-M (machine-generated
+#: columns of sources the lake does not hold).
+QUERY_SETS = ("B", "B-M")
 
 
 @dataclass
@@ -64,6 +79,10 @@ class Config:
     ----------
     lake
         The corpus T (and the source of B).
+    queries
+        The query set: ``"B"`` (from the lake) or ``"B-M"`` (``machine``).
+    machine
+        B-M's ``cases.parquet``.
     index
         The default-tau index; None: ``work/index-tau{tau}``, built by the
         offline cost step (or reused when its metadata matches).
@@ -84,6 +103,12 @@ class Config:
     dirty_clean
         Directory of the dirty-clean tables for the real-errors measure
         (None: not measured).
+    leave_source_out
+        Also score the FMDV variants on B with K-fold leave-source-out indexes
+        (:mod:`.folds`; built under ``work`` or reused). B only.
+    other_indexes
+        Label -> index directory: the FMDV variants scored with each as well
+        (the package's default index beside the lake's).
     progress
         Called with one line per step.
     """
@@ -92,6 +117,8 @@ class Config:
     index: Path | None
     work: Path
     out: Path
+    queries: str = "B"
+    machine: Path | None = None
     quick: int | None = None
     skip_build: bool = False
     tfdv_install: bool = True
@@ -99,6 +126,8 @@ class Config:
     cost: bool = True
     drift: bool = True
     dirty_clean: Path | None = None
+    leave_source_out: bool = False
+    other_indexes: dict[str, Path] = field(default_factory=dict)
     progress: Callable[[str], None] = field(default=lambda line: None)
 
 
@@ -182,8 +211,33 @@ def _fit_methods(
     return runs
 
 
-def _summary(scores: list[CaseScore], subset: list[int]) -> dict[str, dict[str, float]]:
-    return {"all": summarize(scores), "applicable": summarize(scores, subset)}
+def _summary(scores: list[CaseScore], subsets: dict[str, list[int]]) -> dict[str, dict[str, float]]:
+    """P, R and F1 over all cases and over each named subset (applicable, the slices)."""
+    return {"all": summarize(scores), **{k: summarize(scores, v) for k, v in subsets.items()}}
+
+
+def slices(cases: Sequence[Case]) -> dict[str, list[int]]:
+    """BENCHMARK.md's two slices: ``repetitive`` (≤ 3 distinct training values) and ``varied``."""
+    few = repetitive(cases)
+    chosen = set(few)
+    return {"repetitive": few, "varied": [c.idx for c in cases if c.idx not in chosen]}
+
+
+def load_cases(cfg: Config) -> list[Case]:
+    """The run's query set: B from the lake, or B-M from ``cfg.machine``.
+
+    Raises
+    ------
+    RuntimeError
+        If ``cfg.queries`` is unknown or B-M's file is missing.
+    """
+    if cfg.queries == "B":
+        return load_queries(cfg.lake, quick=cfg.quick)
+    if cfg.queries == "B-M":
+        if cfg.machine is None or not cfg.machine.is_file():
+            raise RuntimeError(f"no B-M cases file at {cfg.machine}")
+        return load_machine_queries(cfg.machine, quick=cfg.quick)
+    raise RuntimeError(f"unknown query set {cfg.queries!r}; one of {', '.join(QUERY_SETS)}")
 
 
 def run(cfg: Config) -> dict[str, Any]:
@@ -208,10 +262,10 @@ def run(cfg: Config) -> dict[str, Any]:
         say(f"building the default index at {index_path}")
         indexes.build(cfg.lake, index_path, tau=defaults["tau"], master="local[2]")
 
-    say(f"loading B from {cfg.lake}")
-    cases = load_queries(cfg.lake, quick=cfg.quick)
+    say(f"loading {cfg.queries}")
+    cases = load_cases(cfg)
     index = autovalidate.PatternIndex.open(index_path)
-    say(f"B: {len(cases)} columns; index {index_path} (tau={index.tau})")
+    say(f"{cfg.queries}: {len(cases)} columns; index {index_path} (tau={index.tau})")
 
     setup = ensure_tfdv(cfg.work, install=cfg.tfdv_install)
     say(f"tfdv: {setup.implementation}")
@@ -223,18 +277,36 @@ def run(cfg: Config) -> dict[str, Any]:
     counts = counter.count(r for m in runs.values() for r in m.rules)
     scores = {name: score(cases, m.rules, counts) for name, m in runs.items()}
     applicable = [i for i in range(len(cases)) if any(_pattern_rule(m, i) for m in runs.values())]
+    subsets = {"applicable": applicable, **slices(cases)}
     report["methods"] = {}
     for name in METHOD_KEYS:
         m = runs[name]
         report["methods"][name] = {
-            **_summary(scores[name], applicable),
+            **_summary(scores[name], subsets),
             "pattern_based": m.pattern_based,
             "abstentions": sum(r is None for r in m.rules),
             "match_anything": sum(r is not None and r.match_anything for r in m.rules),
             "fit_seconds": m.seconds,
             **m.info,
         }
-    report["cases"] = {"all": len(cases), "applicable": len(applicable)}
+    report["cases"] = {"all": len(cases), **{k: len(v) for k, v in subsets.items()}}
+    report["noise"] = {v: noise.interval(scores[v]) for v in FMDV_VARIANTS}
+    report["calibration"] = {
+        DEFAULT_VARIANT: calibration(
+            runs[DEFAULT_VARIANT].rules, [s.precision for s in scores[DEFAULT_VARIANT]], counts
+        )
+    }
+    for label, path in cfg.other_indexes.items():
+        say(f"FMDV variants with the index {label} ({path})")
+        with autovalidate.PatternIndex.open(path) as other:
+            report.setdefault("other_indexes", {})[label] = _fmdv_block(
+                cases, counter, {v: FmdvMethod(v, other) for v in FMDV_VARIANTS}, subsets
+            )
+            report["other_indexes"][label]["index"] = {"path": str(path), **_index_facts(other)}
+    if cfg.leave_source_out:
+        if cfg.queries != "B":
+            raise RuntimeError("leave-source-out is defined for B only")
+        report["leave_source_out"] = _leave_source_out(cases, counter, subsets, cfg, defaults, say)
     per_case_drift: dict[str, list[float]] = {}
     if cfg.drift:
         say("format-drift recall")
@@ -259,7 +331,7 @@ def run(cfg: Config) -> dict[str, Any]:
         for variant in FMDV_VARIANTS:
             rules = _fit(FmdvMethod(variant, index, dict(change)), cases).rules
             report["ablation"][label][variant] = _summary(
-                score(cases, rules, counter.count(rules)), applicable
+                score(cases, rules, counter.count(rules)), subsets
             )
         say(f"ablation {label}")
 
@@ -287,7 +359,13 @@ def run(cfg: Config) -> dict[str, Any]:
     report["params"] = {
         "lake": str(cfg.lake),
         "index": {"path": str(index_path), **_index_facts(index)},
-        "query_set": {"size": len(cases), "quick": cfg.quick, "seed": 0},
+        "query_set": {
+            "name": cfg.queries,
+            "size": len(cases),
+            "quick": cfg.quick,
+            "seed": 0,
+            **({"file": str(cfg.machine)} if cfg.queries == "B-M" else {}),
+        },
         "defaults": defaults,
         "grid": {k: list(v) for k, v in GRID.items()},
         "baselines": {
@@ -308,6 +386,67 @@ def run(cfg: Config) -> dict[str, Any]:
     index.close()
     report["_per_case"] = _per_case(cases, runs, scores, applicable, per_case_drift)
     return report
+
+
+def _fmdv_block(
+    cases: Sequence[Case],
+    counter: RuleCounter,
+    methods: dict[str, Any],
+    subsets: dict[str, list[int]],
+    rules: dict[str, list[Rule | None]] | None = None,
+) -> dict[str, Any]:
+    """The FMDV variants' summaries, abstentions, noise and the default's calibration.
+
+    ``methods`` fit the rules (variant -> a method with ``fit``), unless
+    ``rules`` gives them already.
+    """
+    if rules is None:
+        rules = {v: _fit(m, cases).rules for v, m in methods.items()}
+    block: dict[str, Any] = {"methods": {}}
+    for variant, got in rules.items():
+        scores = score(cases, got, counter.count(got))
+        block["methods"][variant] = {
+            **_summary(scores, subsets),
+            "abstentions": sum(r is None for r in got),
+            "noise": noise.interval(scores),
+        }
+        if variant == DEFAULT_VARIANT:
+            passed = [s.precision for s in scores]
+            block["calibration"] = calibration(got, passed, counter.count(got))
+            drift_report, _ = drift.drift_recall(
+                cases, {variant: got}, {variant: [s.precision for s in scores]}
+            )
+            block["drift"] = drift_report["methods"][variant]
+    return block
+
+
+def _leave_source_out(
+    cases: Sequence[Case],
+    counter: RuleCounter,
+    subsets: dict[str, list[int]],
+    cfg: Config,
+    defaults: dict[str, Any],
+    say: Callable[[str], None],
+) -> dict[str, Any]:
+    """The FMDV variants on B, each column's rule learned by an index that never saw its source."""
+    split = folds.source_folds(cfg.lake)
+    where = folds.fold_of(split)
+    paths = folds.fold_indexes(cfg.lake, cfg.work, tau=defaults["tau"], say=say)
+    rules: dict[str, list[Rule | None]] = {v: [None] * len(cases) for v in FMDV_VARIANTS}
+    for k, path in enumerate(paths):
+        mine = [c for c in cases if where[c.source] == k]
+        with autovalidate.PatternIndex.open(path) as index:
+            for variant in FMDV_VARIANTS:
+                method = FmdvMethod(variant, index)
+                for c in mine:
+                    rules[variant][c.idx] = method.fit(c.train)
+        say(f"leave-source-out fold {k}: {len(mine)} columns of B")
+    block = _fmdv_block(cases, counter, {}, subsets, rules)
+    block["folds"] = [
+        {"sources": fold, "columns": sum(1 for c in cases if where[c.source] == k)}
+        for k, fold in enumerate(split)
+    ]
+    return block
 
 
 def _pattern_rule(m: MethodRun, i: int) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 
@@ -123,3 +124,42 @@ def test_quick_run_with_sensitivity_and_online_cost(tmp_path, lake_mini, mini_in
     assert 0 < best["median_ms"] <= best["p95_ms"] <= best["max_ms"]
     assert "fmdv-vh, least of 3 calls" in (out / "avbench-quick.md").read_text()
     assert (out / "avbench-quick_sensitivity.png").stat().st_size > 0
+
+
+MACHINE = Path(__file__).resolve().parents[3] / "shared" / "avbench-machine" / "cases.parquet"
+
+
+@pytest.mark.skipif(not MACHINE.is_file(), reason="needs ../shared/avbench-machine")
+def test_quick_run_on_machine_columns_with_slices_noise_calibration_and_another_index(
+    tmp_path, lake_mini, mini_index
+):
+    out = tmp_path / "results"
+    code = main(
+        [
+            "--queries", "B-M", "--quick", "40", "--lake", str(lake_mini),
+            "--index", str(mini_index), "--other-index", f"again={mini_index}",
+            "--skip-build", "--no-tfdv-install", "--no-sensitivity", "--no-cost",
+            "--out", str(out), "--work", str(tmp_path / "work"),
+        ]
+    )  # fmt: skip
+    assert code == 0
+    report = json.loads((out / "avbench-machine-quick.json").read_text())
+    assert report["params"]["query_set"]["name"] == "B-M"
+    assert "real_errors" not in report  # they do not read the query set: B's run has them
+    cases = report["cases"]
+    assert cases["repetitive"] + cases["varied"] == cases["all"] == 40
+    for result in report["methods"].values():
+        for subset in ("repetitive", "varied"):
+            assert result[subset]["cases"] == cases[subset]
+    vh = report["methods"]["fmdv-vh"]["all"]
+    band = report["noise"]["fmdv-vh"]
+    for metric in ("precision", "recall", "f1"):
+        assert band[metric][0] <= vh[metric] + 1e-9 and vh[metric] <= band[metric][1] + 1e-9
+    cal = report["calibration"]["fmdv-vh"]
+    assert cal["rules"] == cases["all"] - report["methods"]["fmdv-vh"]["abstentions"]
+    assert sum(d["rules"] for d in cal["deciles"]) == cal["rules"]
+    # the same index again scores exactly as the run's own
+    again = report["other_indexes"]["again"]["methods"]["fmdv-vh"]
+    assert again["all"] == report["methods"]["fmdv-vh"]["all"]
+    table = (out / "avbench-machine-quick.md").read_text()
+    assert "Slices:" in table and "Calibration of FMDV-VH" in table and "`again`" in table
