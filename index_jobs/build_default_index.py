@@ -243,7 +243,13 @@ def prune_index(raw: Path, out: Path, *, floor: int, provenance: dict[str, Any])
     import duckdb
 
     from autovalidate.index.reader import PatternIndex
-    from autovalidate.index.schema import METADATA_FILE, PATTERN_COLUMNS, PATTERNS_DIR
+    from autovalidate.index.schema import (
+        GENERALIZATION_DIR,
+        METADATA_FILE,
+        PATTERN_COLUMNS,
+        PATTERNS_DIR,
+        generalization_files,
+    )
 
     if floor < 1:
         raise ValueError(f"floor must be at least 1, got {floor}")
@@ -262,6 +268,14 @@ def prune_index(raw: Path, out: Path, *, floor: int, provenance: dict[str, Any])
                 [str(raw / PATTERNS_DIR / "*.parquet"), floor],
             )
             ((kept,),) = con.execute("SELECT count(*) FROM read_parquet(?)", [str(part)]).fetchall()
+            # the position and shape statistics are a few hundred rows: kept whole
+            (staging / GENERALIZATION_DIR).mkdir()
+            con.execute(
+                "COPY (SELECT * FROM read_parquet(?) ORDER BY ALL) "
+                f"TO '{staging / GENERALIZATION_DIR / 'part-00000.zstd.parquet'}' "
+                "(FORMAT parquet, COMPRESSION zstd)",
+                [[str(f) for f in generalization_files(raw)]],
+            )
         finally:
             con.close()
         meta.corpus = {**meta.corpus, **provenance}

@@ -21,6 +21,8 @@ What it does, with no step collecting the corpus to the driver:
    :class:`IndexAccumulator`);
 3. let Spark add the partial states by pattern (a shuffle of partial sums,
    not of columns), keep patterns with Cov_T ≥ ``min_cov``, derive FPR_T;
+   then, in a second pass, the same for the position and shape statistics
+   of :mod:`autovalidate.index.generalization`;
 4. write Parquet into a staging directory beside the output, then the
    metadata file, then rename the staging directory to the output path.
 
@@ -47,7 +49,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from autovalidate.errors import IndexBuildError, ParameterError
+from autovalidate.index.generalization import KEY_COLUMNS
 from autovalidate.index.schema import (
+    GENERALIZATION_DIR,
     METADATA_FILE,
     PATTERN_COLUMNS,
     PATTERNS_DIR,
@@ -55,9 +59,11 @@ from autovalidate.index.schema import (
     IndexMetadata,
 )
 from autovalidate.index.state import (
+    GENERALIZATION_SCHEMA,
     STATE_SCHEMA,
     StatsAccumulatorParam,
     iso_time,
+    partition_generalization,
     partition_states,
 )
 from autovalidate.patterns.enumeration import (
@@ -85,7 +91,8 @@ class BuildProgress:
     ----------
     phase
         ``"read lake"``, ``"enumerate patterns"`` (the long part), ``"merge and
-        write"``, or ``"done"``.
+        write"``, ``"learn generalization"`` (the second pass over the lake,
+        :mod:`autovalidate.index.generalization`), or ``"done"``.
     completed, total
         Finished and total Spark tasks of the phase's stage.
     elapsed
@@ -217,6 +224,16 @@ def build_index(
         )
         merged.write.option("compression", "zstd").parquet(f"{staging}/{PATTERNS_DIR}")
         n_patterns = spark.read.parquet(f"{staging}/{PATTERNS_DIR}").count()
+        # how formats generalized from each column's first tenth to its rest: a
+        # second pass over the lake, a few hundred keys of sums in one file
+        (
+            lake_df.mapInArrow(partition_generalization, GENERALIZATION_SCHEMA)
+            .groupBy(*KEY_COLUMNS)
+            .agg(*(F.sum(c).alias(c) for c in ("columns", "share_sum", "failed")))
+            .coalesce(1)
+            .write.option("compression", "zstd")
+            .parquet(f"{staging}/{GENERALIZATION_DIR}")
+        )
         stats = stats_acc.value
         finished = time.time()
         meta = IndexMetadata(
@@ -382,6 +399,7 @@ class _ProgressWatcher:
         self._partitions = partitions
         self._callback = callback
         self._enumerated = False
+        self._enumeration: int | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="index-progress", daemon=True)
 
@@ -407,7 +425,15 @@ class _ProgressWatcher:
         enumerating = [s for s in stages if s.numTasks == self._partitions]
         if enumerating:
             self._enumerated = True
-            stage, phase = enumerating[0], "enumerate patterns"
+            stage = enumerating[0]
+            if self._enumeration is None:
+                self._enumeration = stage.stageId
+            # the second pass over the lake (the generalization statistics) is another stage
+            phase = (
+                "enumerate patterns"
+                if stage.stageId == self._enumeration
+                else "learn generalization"
+            )
         else:
             stage, phase = stages[0], ("merge and write" if self._enumerated else "read lake")
         elapsed = time.time() - self._started

@@ -23,8 +23,16 @@ from typing import Any
 import duckdb
 
 from autovalidate.errors import IndexBuildError, IndexMergeError, ParameterError
+from autovalidate.index.generalization import GENERALIZATION_COLUMNS, KEY_COLUMNS
 from autovalidate.index.reader import PatternIndex
-from autovalidate.index.schema import PATTERNS_DIR, SUM_COLUMNS, IndexMetadata, pattern_files
+from autovalidate.index.schema import (
+    GENERALIZATION_DIR,
+    PATTERNS_DIR,
+    SUM_COLUMNS,
+    IndexMetadata,
+    generalization_files,
+    pattern_files,
+)
 from autovalidate.index.state import PART_FILE, iso_time, publish_local
 
 __all__ = ["build_params", "check_mergeable", "merge_indexes", "planned_params"]
@@ -175,6 +183,8 @@ def merge_indexes(
                 f"FROM ({sources}) GROUP BY pattern_id, pattern ORDER BY pattern_id) "
                 f"TO '{_sql_string(part)}' (FORMAT parquet, COMPRESSION zstd)"
             ).fetchall()
+            (staging / GENERALIZATION_DIR).mkdir()
+            con.execute(_generalization_sum(roots, staging / GENERALIZATION_DIR / PART_FILE))
         except duckdb.Error as exc:
             first = str(exc).splitlines()[0]
             raise IndexBuildError(f"{target}: merge failed: {first}") from exc
@@ -186,6 +196,23 @@ def merge_indexes(
         )
 
     return publish_local(target, write, overwrite=overwrite)
+
+
+def _generalization_sum(roots: Sequence[Path], part: Path) -> str:
+    """SQL writing the sum, per key, of the inputs' generalization tables to ``part``."""
+    typed = ", ".join(f"CAST({c} AS {t}) AS {c}" for c, t in GENERALIZATION_COLUMNS.items())
+    sources = " UNION ALL ".join(
+        f"SELECT {typed} FROM read_parquet({[str(f) for f in generalization_files(r)]!r})"
+        for r in roots
+    )
+    sums = ", ".join(
+        f"CAST(sum({c}) AS {GENERALIZATION_COLUMNS[c]}) AS {c}"
+        for c in ("columns", "share_sum", "failed")
+    )
+    return (
+        f"COPY (SELECT {', '.join(KEY_COLUMNS)}, {sums} FROM ({sources}) GROUP BY ALL "
+        f"ORDER BY ALL) TO '{_sql_string(part)}' (FORMAT parquet, COMPRESSION zstd)"
+    )
 
 
 def _merged_metadata(

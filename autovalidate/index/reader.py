@@ -21,10 +21,13 @@ import numpy as np
 import pyarrow as pa
 
 from autovalidate.errors import IndexSchemaError
+from autovalidate.index.generalization import GENERALIZATION_COLUMNS, GeneralizationStats
 from autovalidate.index.schema import (
+    GENERALIZATION_DIR,
     PATTERN_COLUMNS,
     PATTERNS_DIR,
     IndexMetadata,
+    generalization_files,
     pattern_files,
     pattern_id,
     read_metadata,
@@ -62,6 +65,28 @@ PRIOR_MIN_COV = 20
 PRIOR_MIN_PATTERNS = 100
 
 
+def _read_generalization(con: duckdb.DuckDBPyConnection, root: Path) -> GeneralizationStats:
+    """The index's generalization table (:mod:`autovalidate.index.generalization`).
+
+    Raises
+    ------
+    IndexSchemaError
+        If the table is missing (an index of format 4 always has it) or lacks a column.
+    duckdb.Error
+        If its files cannot be read.
+    """
+    files = generalization_files(root)
+    if not files:
+        raise IndexSchemaError(str(root), f"no Parquet files under {GENERALIZATION_DIR}/")
+    source = f"read_parquet({[str(f) for f in files]!r})"
+    described = {r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()}
+    missing = [c for c in GENERALIZATION_COLUMNS if c not in described]
+    if missing:
+        raise IndexSchemaError(str(root), f"generalization files lack columns {missing}")
+    columns = ", ".join(f"CAST({c} AS {t})" for c, t in GENERALIZATION_COLUMNS.items())
+    return GeneralizationStats.from_rows(con.execute(f"SELECT {columns} FROM {source}").fetchall())
+
+
 class PatternIndex:
     """An opened pattern index: FPR_T and Cov_T by pattern.
 
@@ -77,6 +102,9 @@ class PatternIndex:
         The index directory.
     metadata
         Its build record.
+    generalization
+        How formats generalized from the corpus columns' first tenths to their
+        rests (:class:`~autovalidate.index.generalization.GeneralizationStats`).
     """
 
     def __init__(
@@ -85,9 +113,11 @@ class PatternIndex:
         metadata: IndexMetadata,
         con: duckdb.DuckDBPyConnection,
         table: pa.Table | None = None,
+        generalization: GeneralizationStats | None = None,
     ):
         self.path = path
         self.metadata = metadata
+        self.generalization = generalization or GeneralizationStats()
         self._con = con
         self._lock = threading.Lock()
         self._prior: FprPrior | None = None
@@ -175,6 +205,7 @@ class PatternIndex:
                 # a partial index (a part file deleted, truncated to another row group,
                 # or the metadata edited) would give silently looser constraints
                 ((rows,),) = con.execute("SELECT count(*) FROM patterns").fetchall()
+            generalization = _read_generalization(con, root)
         except duckdb.Error as exc:
             con.close()
             first = str(exc).splitlines()[0]  # DuckDB appends the failing SQL
@@ -187,7 +218,7 @@ class PatternIndex:
                 f"its metadata records {metadata.patterns:,} (a part file is missing or was "
                 "changed); rebuild it",
             )
-        return cls(root, metadata, con, table)
+        return cls(root, metadata, con, table, generalization)
 
     @property
     def tau(self) -> int:

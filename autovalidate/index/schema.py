@@ -6,6 +6,9 @@ An index is a directory::
       _autovalidate_index.json   metadata; written last, so its presence marks
                                  a complete index
       patterns/*.parquet         one row per pattern
+      generalization/*.parquet   how formats generalized from each corpus column's
+                                 first tenth to its rest (format 4,
+                                 :mod:`autovalidate.index.generalization`)
 
 Each pattern row is a mergeable state, like a Deequ analyzer state: two
 indexes (or two parts of one build) merge by adding the sums (:data:`SUM_COLUMNS`)
@@ -39,7 +42,9 @@ training column of n distinct conforming values
 (:meth:`~autovalidate.index.stats.FprPrior.estimate`). Format 2 added them.
 ``short_sum_{k} / short_cov_{k}`` is what bounding p's runs from below by the
 training values' shortest (k) adds to FPR_T (:mod:`autovalidate.solver.lengths`);
-format 3 added them.
+format 3 added them. Format 4 added the ``generalization`` table: sums per
+key of :data:`~autovalidate.index.generalization.GENERALIZATION_COLUMNS`,
+which add up like the pattern sums.
 """
 
 from __future__ import annotations
@@ -60,6 +65,8 @@ __all__ = [
     "FORMAT_VERSION",
     "METADATA_FILE",
     "PATTERNS_DIR",
+    "GENERALIZATION_DIR",
+    "generalization_files",
     "CONDITION_SIZES",
     "PATTERN_COLUMNS",
     "SUM_COLUMNS",
@@ -73,10 +80,12 @@ __all__ = [
 FORMAT_NAME = "autovalidate-pattern-index"
 #: Bumped whenever the files' layout or the meaning of a column changes
 #: (2: the conditional sums ``pure_sum_{n}`` and ``imp_sum_{n}``; 3: the run
-#: length sums ``short_cov_{k}`` and ``short_sum_{k}``).
-FORMAT_VERSION = 3
+#: length sums ``short_cov_{k}`` and ``short_sum_{k}``; 4: the generalization
+#: table).
+FORMAT_VERSION = 4
 METADATA_FILE = "_autovalidate_index.json"
 PATTERNS_DIR = "patterns"
+GENERALIZATION_DIR = "generalization"
 #: The additive state of a pattern, column name → DuckDB type: what builds and
 #: merges sum per pattern (``cov`` counts columns, the others sum functions of
 #: Imp_D, see :func:`column_state`).
@@ -171,6 +180,11 @@ class IndexMetadata:
 def pattern_files(path: str | Path) -> list[Path]:
     """The Parquet files of an index directory's pattern table, sorted by name (may be empty)."""
     return sorted((Path(path) / PATTERNS_DIR).glob("*.parquet"))
+
+
+def generalization_files(path: str | Path) -> list[Path]:
+    """The Parquet files of an index directory's generalization table, sorted by name."""
+    return sorted((Path(path) / GENERALIZATION_DIR).glob("*.parquet"))
 
 
 def read_metadata(path: str | Path) -> IndexMetadata:

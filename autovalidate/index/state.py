@@ -23,7 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from autovalidate.errors import IndexBuildError
+from autovalidate.index.generalization import GENERALIZATION_COLUMNS, GeneralizationStats
 from autovalidate.index.schema import (
+    GENERALIZATION_DIR,
     METADATA_FILE,
     PATTERN_COLUMNS,
     PATTERNS_DIR,
@@ -41,10 +43,12 @@ from autovalidate.patterns.enumeration import (
 )
 
 __all__ = [
+    "GENERALIZATION_SCHEMA",
     "STATE_SCHEMA",
     "IndexAccumulator",
     "StatsAccumulatorParam",
     "iso_time",
+    "partition_generalization",
     "partition_states",
     "publish_local",
     "rung_label",
@@ -54,6 +58,7 @@ __all__ = [
 
 #: Which sums are counts (BIGINT), in SUM_COLUMNS order.
 _INTEGRAL = tuple(t == "BIGINT" for t in SUM_COLUMNS.values())
+
 
 def rung_label(cp: ColumnPatterns) -> str:
     """How a column's enumeration ended, as a metadata key.
@@ -222,6 +227,55 @@ def _arrow_columns(rows: Sequence[tuple[Any, ...]]) -> dict[str, Any]:
     }
 
 
+def partition_generalization(batches: Iterable[Any]) -> Iterator[Any]:
+    """One partition's generalization statistics, as one Arrow batch (Spark ``mapInArrow`` body).
+
+    Parameters
+    ----------
+    batches
+        Arrow record batches whose first column is the lake's ``values``.
+
+    Yields
+    ------
+    pyarrow.RecordBatch
+        Rows of :data:`GENERALIZATION_SCHEMA`, a key at most once: Spark adds
+        the partitions' rows up by key.
+    """
+    import pyarrow as pa
+
+    stats = GeneralizationStats()
+    for batch in batches:
+        for values in batch.column(0).to_pylist():
+            stats.add_column(values or ())
+    yield pa.RecordBatch.from_pydict(_generalization_columns(stats))
+
+
+def _generalization_columns(stats: GeneralizationStats) -> dict[str, Any]:
+    """The statistics as Arrow arrays by column (:data:`GENERALIZATION_COLUMNS` order)."""
+    import pyarrow as pa
+
+    types = {"VARCHAR": pa.string(), "INTEGER": pa.int32(), "BOOLEAN": pa.bool_()}
+    types |= {"BIGINT": pa.int64(), "DOUBLE": pa.float64()}
+    rows = list(stats.rows())
+    return {
+        name: pa.array([r[i] for r in rows], types[t])
+        for i, (name, t) in enumerate(GENERALIZATION_COLUMNS.items())
+    }
+
+
+#: Spark DDL schema of :func:`partition_generalization`'s batches.
+_SPARK_TYPES = {
+    "VARCHAR": "string",
+    "INTEGER": "int",
+    "BOOLEAN": "boolean",
+    "BIGINT": "long",
+    "DOUBLE": "double",
+}
+GENERALIZATION_SCHEMA = ", ".join(
+    f"{c} {_SPARK_TYPES[t]}" for c, t in GENERALIZATION_COLUMNS.items()
+)
+
+
 class StatsAccumulatorParam:
     """Spark ``AccumulatorParam`` adding up :meth:`IndexAccumulator.stats` dictionaries."""
 
@@ -287,8 +341,11 @@ def write_local_index(
     if target.exists():
         raise IndexBuildError(f"{target}: already exists; remove it first")
     acc = IndexAccumulator(tau=tau, budget=budget, ladder=ladder)
+    generalization = GeneralizationStats()
     for col in columns:
-        acc.add_column(col)
+        values = list(col)
+        acc.add_column(values)
+        generalization.add_column(values)
     columns = acc.arrow_columns(min_cov)
     fpr = pc.divide(columns["imp_sum"], pc.cast(columns["cov"], pa.float64()))
     table = pa.table({**columns, "fpr": fpr})
@@ -296,6 +353,12 @@ def write_local_index(
 
     def write(staging: Path) -> IndexMetadata:
         pq.write_table(table, staging / PATTERNS_DIR / PART_FILE, compression="zstd")
+        (staging / GENERALIZATION_DIR).mkdir()
+        pq.write_table(
+            pa.table(_generalization_columns(generalization)),
+            staging / GENERALIZATION_DIR / PART_FILE,
+            compression="zstd",
+        )
         finished = time.time()
         return IndexMetadata(
             tau=tau,

@@ -40,7 +40,7 @@ from typing import NamedTuple
 
 import regex
 
-__all__ = ["Token", "tokenize", "is_lower", "is_upper"]
+__all__ = ["Token", "tokenize", "token_class", "is_lower", "is_upper"]
 
 _RUN = regex.compile(r"[\p{L}0-9]+|[^\p{L}0-9]", regex.V1)
 _UPPER = regex.compile(r"\p{Lu}+", regex.V1)
@@ -139,3 +139,16 @@ def _number_at(runs: list[str], words: list[bool], i: int) -> tuple[int, str]:
     ):
         return i + 3, runs[i] + "." + runs[i + 2]
     return i + 1, runs[i]
+
+
+def token_class(kind: str, text: str) -> str:
+    """A token's alignment class: ``W`` (a word), ``D`` (digits), ``N`` (a number), ``S`` + symbol.
+
+    Values whose tokens have the same classes in order (the same *signature*)
+    line up position by position (:mod:`autovalidate.solver.alignment`).
+    """
+    if kind in ("D", "L", "M"):
+        return "W" if kind != "D" else "D"
+    if kind == "N":
+        return "N"
+    return "S" + text

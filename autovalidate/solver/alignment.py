@@ -22,20 +22,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
-__all__ = ["Alignment", "align", "token_class"]
+__all__ = ["Alignment", "align"]
 
 _GAP = -1.0
 #: The moves of the alignment DP (small ints: compared once per cell).
 _DIAG, _UP, _LEFT = 0, 1, 2
-
-
-def token_class(kind: str, text: str) -> str:
-    """The alignment class of a token: ``W`` (word), ``N`` (number) or the symbol itself."""
-    if kind in ("D", "L", "M"):
-        return "W" if kind != "D" else "D"
-    if kind == "N":
-        return "N"
-    return "S" + text
 
 
 @cache  # few classes (words, numbers, the symbols of a column): a small table
@@ -79,7 +70,7 @@ def align(sequences: Sequence[Sequence[str]], weights: Sequence[int] | None = No
     Parameters
     ----------
     sequences
-        Token-class sequences (see :func:`token_class`), each non-empty.
+        Token-class sequences (:func:`~autovalidate.patterns.tokens.token_class`), each non-empty.
     weights
         How many values share each sequence; the heaviest is aligned first
         and weighs most in the profile; equal weights keep the input order.

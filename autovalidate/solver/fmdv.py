@@ -58,8 +58,8 @@ from autovalidate.index.stats import CONDITION_SIZES, PatternStats
 from autovalidate.patterns.enumeration import MAX_TAU
 from autovalidate.patterns.hierarchy import escape_literal
 from autovalidate.patterns.render import pattern_regex
-from autovalidate.patterns.tokens import Token, tokenize
-from autovalidate.solver.alignment import Alignment, align, token_class
+from autovalidate.patterns.tokens import Token, token_class, tokenize
+from autovalidate.solver.alignment import Alignment, align
 from autovalidate.solver.dp import SegmentChoice, best_segmentation
 from autovalidate.solver.lengths import DEFAULT_MAX_SHORTFALL, bound_runs
 from autovalidate.solver.lookup import PatternLookup

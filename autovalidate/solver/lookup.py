@@ -1,7 +1,7 @@
 """What the solver needs of a pattern index: a protocol, so the solver depends on no storage.
 
 :class:`~autovalidate.index.reader.PatternIndex` (DuckDB over Parquet)
-implements it; so can anything that answers the same four questions, for
+implements it; so can anything that answers the same five questions, for
 example a dictionary in a test or a service in front of a shared index.
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Protocol
 
+from autovalidate.index.generalization import GeneralizationStats
 from autovalidate.index.stats import FprPrior, PatternStats, RunShortfall
 
 __all__ = ["PatternLookup"]
@@ -26,6 +27,15 @@ class PatternLookup(Protocol):
     @property
     def prior(self) -> FprPrior:
         """The prior of FPR_T fitted on the corpus (see :class:`FprPrior`)."""
+        ...
+
+    @property
+    def generalization(self) -> GeneralizationStats:
+        """How formats generalized in the corpus (:mod:`autovalidate.index.generalization`).
+
+        Without position statistics (empty), the solver prices every segment
+        of a vertical cut by its FPR_T, as the paper does.
+        """
         ...
 
     def lookup(self, patterns: Iterable[str]) -> dict[str, PatternStats]:

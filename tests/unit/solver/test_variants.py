@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from autovalidate.patterns.hierarchy import escape_literal
 from autovalidate.patterns.tokens import tokenize
-from autovalidate.solver.alignment import align, token_class
+from autovalidate.patterns.tokens import token_class
+from autovalidate.solver.alignment import align
 from autovalidate.solver.fmdv import MAX_VARIANTS, _plan, _PlanMemo, _Row, _Variant, _variants
 from autovalidate.solver.fmdv import _rows as fmdv_rows
 from autovalidate.solver.search import SegmentSpace
