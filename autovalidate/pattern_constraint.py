@@ -43,7 +43,13 @@ from autovalidate.io import column_values, is_value_sequence
 from autovalidate.metrics.base import Analyzer
 from autovalidate.metrics.strings import PatternConformance
 from autovalidate.nulls import DEFAULT_NULL_TOKENS
-from autovalidate.patterns.render import describe_pattern, pattern_regex, render_body
+from autovalidate.patterns.render import (
+    MAX_REPEAT,
+    describe_pattern,
+    pattern_regex,
+    render_body,
+    spell_segments,
+)
 
 __all__ = [
     "CONSTRAINT_KIND",
@@ -110,12 +116,22 @@ class PatternConstraint:
     pattern
         The canonical pattern string (optional segments in ``(...)?``).
     segments
-        Per segment: ``pattern``, ``regex`` (unanchored), ``fpr`` (the shrunk
-        FPR_T estimate, a fraction), ``cov`` (Cov_T, columns), ``optional``;
-        in a multi-format pattern also ``branch``, the 0-based format the
-        segment belongs to (formats in order, the regex accepts any one).
+        Per segment: ``pattern``, ``regex`` (unanchored), ``fpr`` (its
+        estimated FPR, a fraction), ``cov`` (Cov_T, columns), ``evidence``
+        (where ``fpr`` comes from: ``corpus``, the shrunk FPR_T of the
+        pattern's corpus columns; ``positions``, a part of a vertical cut
+        priced position by position by the index's generalization statistics,
+        with ``cov`` 0; ``literal``, a delimiter), ``optional``, ``repeat``
+        (an optional segment that may occur up to that many times, at least
+        2: the ``_x`` of ``a_x_y``; absent: at most once); the first
+        segment of a cut priced by positions also ``shape_risk`` (the share of
+        later values expected in a new shape, a fraction, counted in ``fpr``
+        of the constraint); in a multi-format pattern also ``branch``, the
+        0-based format the segment belongs to (formats in order, the regex
+        accepts any one).
     fpr
-        Σ FPR_T of the segments: the estimated false-positive rate per value.
+        Σ of the segments' estimated FPR (and shape risk): the estimated
+        false-positive rate, a fraction in [0, 1].
     method
         ``fmdv``, ``fmdv-v``, ``fmdv-h`` or ``fmdv-vh``.
     test
@@ -402,9 +418,7 @@ def rendered_regex(constraint: PatternConstraint) -> str:
         if not constraint.segments:
             return pattern_regex(constraint.pattern)
         branches = _branches(constraint)
-        spelled = [
-            "".join(f"({p})?" if optional else p for p, optional in branch) for branch in branches
-        ]
+        spelled = [spell_segments(branch) for branch in branches]
         pattern = spelled[0] if len(spelled) == 1 else "|".join(f"({p})" for p in spelled)
         if pattern != constraint.pattern:
             raise ConstraintFormatError(
@@ -415,8 +429,8 @@ def rendered_regex(constraint: PatternConstraint) -> str:
         raise ConstraintFormatError(f"not a pattern of the pattern language: {exc}") from exc
 
 
-def _branches(constraint: PatternConstraint) -> list[list[tuple[str, bool]]]:
-    """The ``(pattern, optional)`` segments of each format, checking each segment.
+def _branches(constraint: PatternConstraint) -> list[list[tuple[str, int]]]:
+    """Each format's ``(pattern, most)`` segments (:data:`~autovalidate.patterns.render.Segments`).
 
     Raises
     ------
@@ -426,11 +440,19 @@ def _branches(constraint: PatternConstraint) -> list[list[tuple[str, bool]]]:
     ParameterError
         If a segment's pattern is not canonical.
     """
-    branches: list[list[tuple[str, bool]]] = []
+    branches: list[list[tuple[str, int]]] = []
     for i, segment in enumerate(constraint.segments):
         if not isinstance(segment, dict) or not isinstance(segment.get("pattern"), str):
             raise ConstraintFormatError(f"segment {i}: needs 'pattern', a string")
-        pattern, optional = segment["pattern"], bool(segment.get("optional", False))
+        pattern, most = segment["pattern"], int(bool(segment.get("optional", False)))
+        if "repeat" in segment:
+            repeat = segment["repeat"]
+            if not most or type(repeat) is not int or not 2 <= repeat <= MAX_REPEAT:
+                raise ConstraintFormatError(
+                    f"segment {i}: 'repeat' must be a whole number in [2, {MAX_REPEAT}] "
+                    "on an optional segment"
+                )
+            most = repeat
         if segment.get("regex", render_body(pattern)) != render_body(pattern):
             raise ConstraintFormatError(
                 f"segment {i}: regex {segment['regex']!r} is not the one {pattern} renders to"
@@ -442,5 +464,5 @@ def _branches(constraint: PatternConstraint) -> list[list[tuple[str, bool]]]:
             raise ConstraintFormatError(
                 f"segment {i}: branch {branch!r} out of order (formats count up from 0)"
             )
-        branches[-1].append((pattern, optional))
+        branches[-1].append((pattern, most))
     return branches

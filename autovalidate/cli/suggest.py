@@ -327,8 +327,8 @@ def _suggest_pattern(
                 seg.pattern,
                 seg.reads,
                 f"{seg.fpr:.4f}",
-                "literal" if seg.literal else f"{seg.cov:,}",
-                "yes" if seg.optional else "",
+                "literal" if seg.literal else "positions" if seg.by_positions else f"{seg.cov:,}",
+                (f"up to {seg.repeat}x" if seg.repeat > 1 else "yes") if seg.optional else "",
             )
         console.print(segs)
     if out is not None:

@@ -43,6 +43,8 @@ __all__ = [
     "pattern_regex",
     "bounded_pattern",
     "render_body",
+    "spell_segments",
+    "MAX_REPEAT",
     "run_lengths",
 ]
 
@@ -207,7 +209,28 @@ def bounded_pattern(pattern: str, least: Sequence[int]) -> str:
     return "".join(out)
 
 
-Segments = list[tuple[str, bool]]
+#: The most times a repeated segment may occur (RE2 accepts bounds up to 1000).
+MAX_REPEAT = 1000
+#: A vertical cut's segments: ``(pattern, most)``, where ``most`` is how many
+#: times the segment may occur: 0 (or False) for a segment every value has,
+#: 1 (or True) for an optional one (``(?:...)?``), k ≥ 2 for a repeated one
+#: (``(?:...){0,k}``: the ``_x`` of ``a_x_y_z`` up to k times).
+Segments = list[tuple[str, int]]
+
+
+def _quantified(body: str, most: int) -> str:
+    """A segment's regex body with its occurrence bound (see :data:`Segments`)."""
+    if not most:
+        return body
+    return f"(?:{body})?" if most == 1 else f"(?:{body}){{0,{int(most)}}}"
+
+
+def spell_segments(segments: Segments) -> str:
+    """A cut in canonical spelling: ``(...)?`` for an optional segment, ``(...){0,k}`` repeated."""
+    return "".join(
+        p if not most else f"({p})?" if most == 1 else f"({p}){{0,{int(most)}}}"
+        for p, most in segments
+    )
 
 
 def pattern_regex(
@@ -218,8 +241,9 @@ def pattern_regex(
     Parameters
     ----------
     segments
-        A canonical pattern string, or a list of ``(pattern, optional)``
-        segments (a vertical cut); an optional segment may be absent as a whole.
+        A canonical pattern string, or a list of ``(pattern, most)`` segments
+        (a vertical cut, :data:`Segments`): an optional segment may be absent
+        as a whole, a repeated one occur up to ``most`` times.
     branches
         For a multi-format pattern, its formats (each a list of segments;
         ``segments`` is then ignored): the regex accepts a value matching any
@@ -231,10 +255,7 @@ def pattern_regex(
         ``\A(?:...)\z``; full-match semantics in Python ``regex``, Java and RE2.
     """
     branches = _branches(segments, branches)
-    body = "|".join(
-        "".join(f"(?:{render_body(p)})?" if optional else render_body(p) for p, optional in b)
-        for b in branches
-    )
+    body = "|".join("".join(_quantified(render_body(p), most) for p, most in b) for b in branches)
     return rf"\A(?:{body})\z"
 
 
@@ -246,8 +267,9 @@ def describe_pattern(
     Parameters
     ----------
     segments, branches
-        As for :func:`pattern_regex`; an optional segment reads ``[...]``, and
-        the formats of a multi-format pattern are joined by ``, or ``.
+        As for :func:`pattern_regex`; an optional segment reads ``[...]``, a
+        repeated one ``[...] up to k times``, and the formats of a
+        multi-format pattern are joined by ``, or ``.
 
     Returns
     -------
@@ -269,10 +291,10 @@ def _branches(segments: Segments | str | None, branches: list[Segments] | None) 
         return branches
     if segments is None:
         raise ParameterError("a pattern needs segments or branches")
-    return [[(segments, False)] if isinstance(segments, str) else segments]
+    return [[(segments, 0)] if isinstance(segments, str) else segments]
 
 
-def _describe(pattern: str, optional: bool) -> str:
+def _describe(pattern: str, most: int) -> str:
     words: list[str] = []
     literal = ""
     for el in parse_pattern(pattern):
@@ -296,4 +318,6 @@ def _describe(pattern: str, optional: bool) -> str:
     if literal:
         words.append(repr(literal))
     text = " ".join(words)
-    return f"[{text}]" if optional else text
+    if not most:
+        return text
+    return f"[{text}]" if most == 1 else f"[{text}] up to {int(most)} times"

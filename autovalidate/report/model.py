@@ -67,6 +67,12 @@ class Segment:
         a literal separator reads as its quoted text (``' '``, ``'-'``).
     branch
         The 0-based format it belongs to (0 but in a multi-format pattern).
+    repeat
+        Of an optional segment, the most times it may occur (1: once).
+    evidence
+        ``corpus``, ``positions`` or ``literal`` (see
+        :attr:`~autovalidate.pattern_constraint.PatternConstraint.segments`);
+        empty in constraint files written before it was recorded.
     """
 
     pattern: str
@@ -76,11 +82,18 @@ class Segment:
     optional: bool
     reads: str = ""
     branch: int = 0
+    evidence: str = ""
+    repeat: int = 1
 
     @property
     def literal(self) -> bool:
         """A separator cut out as a literal (FPR 0, no corpus columns: Song & He 2021, §3)."""
-        return self.cov == 0
+        return self.evidence == "literal" or (not self.evidence and self.cov == 0)
+
+    @property
+    def by_positions(self) -> bool:
+        """A part priced by the corpus's generalization statistics, not by columns of its own."""
+        return self.evidence == "positions"
 
 
 @dataclass(frozen=True)
@@ -123,6 +136,8 @@ class PatternDetails:
                 bool(s.get("optional", False)),
                 describe_pattern(str(s.get("pattern", ""))),
                 int(s.get("branch", 0)),
+                str(s.get("evidence", "")),
+                int(s.get("repeat", 1)),
             )
             for s in self.constraint.segments
         )

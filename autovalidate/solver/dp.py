@@ -21,7 +21,7 @@ of hierarchy levels (:func:`specificity_key`). The solver's default ε is
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,18 +40,39 @@ class SegmentChoice:
     ----------
     optional
         Some values have no tokens in the segment; its regex is ``(?:...)?``.
+    repeat
+        Of an optional segment: the most times it may occur (1: ``(?:...)?``;
+        k ≥ 2: ``(?:...){0,k}``, a separator and an item repeated, as in a
+        list or a path).
+    shape
+        A risk the segment carries for the whole value, a fraction in [0, 1]:
+        the shape risk of a vertical cut priced by positions
+        (:meth:`~autovalidate.index.generalization.GeneralizationStats.shape_risk`),
+        carried by the cut's first segment so that a segmentation counts it once.
     """
 
     start: int
     end: int
     hypothesis: Hypothesis
     optional: bool = False
+    shape: float = 0.0
+    repeat: int = 1
+
+    @property
+    def most(self) -> int:
+        """How many times the segment may occur: 0 where all values have it."""
+        return self.repeat if self.optional else 0
+
+    @property
+    def cost(self) -> float:
+        """What the segment adds to Σ FPR (Eq. 9): its FPR and the shape risk it carries."""
+        return self.hypothesis.fpr + self.shape
 
 
 def segmentation_key(segments: list[SegmentChoice]) -> tuple[float, int, int]:
     """Order of preference of segmentations: (Σ FPR_T, number of segments, Σ Cov_T)."""
     return (
-        round(sum(s.hypothesis.fpr for s in segments), _ROUND),
+        round(sum(s.cost for s in segments), _ROUND),
         len(segments),
         sum(s.hypothesis.cov for s in segments),
     )
@@ -72,7 +93,7 @@ def specificity_key(segments: list[SegmentChoice]) -> tuple[int, float, int, int
 
 def best_segmentation(
     width: int,
-    choices: Mapping[tuple[int, int], SegmentChoice],
+    choices: Mapping[tuple[int, int], SegmentChoice] | Iterable[SegmentChoice],
     *,
     max_fpr: float,
     slack: float = 0.0,
@@ -87,7 +108,11 @@ def best_segmentation(
         Number of aligned columns n.
     choices
         ``(s, e)`` → the best pattern of segment C[s, e]; segments without a
-        feasible pattern are simply absent.  The caller limits e - s + 1 ≤ τ.
+        feasible pattern are simply absent.  Or the choices as a collection,
+        several for one segment where the caller leaves the trade between
+        specificity and FPR to the DP (a position of a vertical cut priced
+        by :mod:`autovalidate.index.generalization`).  The caller limits
+        e - s + 1 ≤ τ.
     max_fpr
         r: the largest admissible Σ FPR_T (Eq. 9).
     slack
@@ -112,9 +137,9 @@ def best_segmentation(
     if width <= 0:
         return None
     by_end: dict[int, list[SegmentChoice]] = {}
-    for (s, e), choice in choices.items():
-        if 0 <= s <= e < width:
-            by_end.setdefault(e, []).append(choice)
+    for choice in choices.values() if isinstance(choices, Mapping) else choices:
+        if 0 <= choice.start <= choice.end < width:
+            by_end.setdefault(choice.end, []).append(choice)
     least = _forward(width, by_end, segmentation_key, None)
     if least is None or segmentation_key(least)[0] > max_fpr:
         return None
@@ -174,5 +199,5 @@ def _least_rest(width: int, by_end: Mapping[int, list[SegmentChoice]]) -> list[f
             by_start.setdefault(c.start, []).append(c)
     for j in range(width - 1, -1, -1):
         for c in by_start.get(j, ()):
-            rest[j] = min(rest[j], c.hypothesis.fpr + rest[c.end + 1])
+            rest[j] = min(rest[j], c.cost + rest[c.end + 1])
     return rest

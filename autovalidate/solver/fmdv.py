@@ -54,13 +54,19 @@ from typing import Any, cast
 import numpy as np
 
 from autovalidate.errors import ParameterError
+from autovalidate.index.generalization import (
+    REPEAT_BOUNDS,
+    GeneralizationStats,
+    repeat_bound,
+    signature,
+)
 from autovalidate.index.stats import CONDITION_SIZES, PatternStats
 from autovalidate.patterns.enumeration import MAX_TAU
 from autovalidate.patterns.hierarchy import escape_literal
-from autovalidate.patterns.render import pattern_regex
+from autovalidate.patterns.render import MAX_REPEAT, pattern_regex, spell_segments
 from autovalidate.patterns.tokens import Token, token_class, tokenize
 from autovalidate.solver.alignment import Alignment, align
-from autovalidate.solver.dp import SegmentChoice, best_segmentation
+from autovalidate.solver.dp import SegmentChoice, best_segmentation, specificity_key
 from autovalidate.solver.lengths import DEFAULT_MAX_SHORTFALL, bound_runs
 from autovalidate.solver.lookup import PatternLookup
 from autovalidate.solver.search import Hypothesis, SegmentSpace, position_slot, search
@@ -127,6 +133,20 @@ class SolverParams:
         Most the bounds of a branch's ``+`` runs (from below, by the training
         values' shortest) may add to its Σ FPR, a fraction in [0, 1]; 0 sets
         no bound (:mod:`autovalidate.solver.lengths`; beyond the paper).
+    generalize
+        Price the parts of a vertical cut position by position with the
+        index's generalization statistics
+        (:mod:`autovalidate.index.generalization`, :func:`_position_choices`),
+        and the whole value by its FPR_T; ``False``: every segment by its
+        FPR_T, as the paper does (an ablation; also what an index without the
+        statistics gets).
+    max_position_risk
+        The most a cut priced by positions may add up to (its shape risk and
+        its positions' risks), a fraction in [0, 1]. The position risks are
+        probabilities that a position breaks later (a union bound over the
+        positions), so this is the budget of a false alarm: 0.05 keeps
+        precision on the machine-generated query set B-M where it was
+        (docs/auto-validate.md, "Parts of a record priced by positions").
     fpr_slack
         ε, a fraction in [0, 1]: the vertical cut takes the most specific
         segmentation (the deepest sum of hierarchy levels) whose Σ FPR_T is
@@ -161,6 +181,8 @@ class SolverParams:
     max_tokens: int = 64
     fpr_slack: float = 0.03
     max_shortfall: float = DEFAULT_MAX_SHORTFALL
+    generalize: bool = True
+    max_position_risk: float = 0.05
 
     def check(self, index: PatternLookup) -> None:
         """Raise :class:`ParameterError` if a parameter is out of range for ``index``."""
@@ -182,6 +204,10 @@ class SolverParams:
             )
         if not 0.0 <= self.fpr_slack <= 1.0:
             raise ParameterError(f"fpr_slack must be in [0, 1], got {self.fpr_slack}")
+        if not 0.0 <= self.max_position_risk <= 1.0:
+            raise ParameterError(
+                f"max_position_risk must be in [0, 1], got {self.max_position_risk}"
+            )
         if not 0.0 <= self.max_shortfall <= 1.0:
             raise ParameterError(f"max_shortfall must be in [0, 1], got {self.max_shortfall}")
         if self.objective not in OBJECTIVES:
@@ -227,14 +253,12 @@ class Solution:
 
     @property
     def pattern(self) -> str:
-        """The canonical pattern: segments concatenated (optional ones in ``(...)?``).
+        """The canonical pattern: segments joined, ``(...)?`` optional, ``(...){0,k}`` repeated.
 
         A multi-format pattern spells its formats as ``(p1)|(p2)``.
         """
         spelled = [
-            "".join(
-                f"({s.hypothesis.pattern})?" if s.optional else s.hypothesis.pattern for s in branch
-            )
+            spell_segments([(s.hypothesis.pattern, s.most) for s in branch])
             for branch in self.branches
         ]
         return spelled[0] if len(spelled) == 1 else "|".join(f"({p})" for p in spelled)
@@ -243,13 +267,13 @@ class Solution:
     def regex(self) -> str:
         """The fully anchored portable regex (see :mod:`autovalidate.patterns.render`)."""
         return pattern_regex(
-            branches=[[(s.hypothesis.pattern, s.optional) for s in b] for b in self.branches]
+            branches=[[(s.hypothesis.pattern, s.most) for s in b] for b in self.branches]
         )
 
     @property
     def fpr(self) -> float:
         """Σ FPR_T over the segments; the largest over the formats of a multi-format one."""
-        return max(sum(s.hypothesis.fpr for s in branch) for branch in self.branches)
+        return max(sum(s.cost for s in branch) for branch in self.branches)
 
 
 @dataclass
@@ -270,6 +294,8 @@ class _Variant:
     delimiters: dict[tuple[int, int], str] = field(default_factory=dict)
     #: segment -> training texts evidencing each of its positions (see _evidence)
     evidence: dict[tuple[int, int], tuple[int | None, ...]] = field(default_factory=dict)
+    #: segment -> per position, its distinct training tokens (the position model's evidence)
+    texts: dict[tuple[int, int], tuple[frozenset[Token], ...]] = field(default_factory=dict)
 
 
 def solve(
@@ -428,6 +454,7 @@ def _solve_format(
     prior = index.prior
     memo = _PlanMemo()
     planned: set[int] = set()
+    model = _generalization(index, params) if vertical else None
     for variant in variants:
         _plan(
             variant,
@@ -438,6 +465,8 @@ def _solve_format(
             ordered=ordered,
         )
         for key, (space, _) in variant.segments.items():
+            if model is not None and key != (0, variant.width - 1):
+                continue  # a part of a vertical cut, priced by positions: no lookup
             if id(space) in planned:  # a segment another retained set has too
                 continue
             planned.add(id(space))
@@ -460,21 +489,257 @@ def _solve_format(
             if st.cov >= space.futile_below
         }
     for variant in variants:
-        choices = {}
-        for (s, e), (space, optional) in variant.segments.items():
-            best = space.best(
-                max_fpr=params.max_fpr, min_cov=max(1, params.min_cov), objective=params.objective
-            )
-            if best is not None:
-                choices[(s, e)] = SegmentChoice(s, e, best, optional)
-        for (s, e), literal in variant.delimiters.items():
-            choices.setdefault((s, e), SegmentChoice(s, e, Hypothesis(literal, 0.0, 0)))
-        chosen = best_segmentation(
-            variant.width, choices, max_fpr=params.max_fpr, slack=params.fpr_slack
-        )
+        chosen = _segmentation(variant, model, params)
         if chosen is not None:
             return Solution(method, (tuple(chosen),), variant.retained, lookups, candidates)
     return None
+
+
+def _segmentation(
+    variant: _Variant, model: GeneralizationStats | None, params: SolverParams
+) -> list[SegmentChoice] | None:
+    """The chosen segments of a retained set, or None where nothing is feasible.
+
+    Without position statistics (``model`` None): the DP over every segment's
+    best pattern by FPR_T, delimiters as literals (Eq. 8-11 with the slack).
+    With them, two candidates, the more specific of which wins
+    (:func:`~autovalidate.solver.dp.specificity_key`; a tie goes to the first):
+
+    * the whole value as one segment, priced by its FPR_T and within r (the
+      corpus has columns of that pattern);
+    * a vertical cut of parts priced by positions
+      (:func:`_position_choices`), its first segment carrying the retained
+      set's shape risk (:func:`_shape_risk`), whose total is within
+      ``max_position_risk``, by the same DP with the slack scaled to that
+      budget.
+    """
+    whole = (0, variant.width - 1)
+    corpus: list[SegmentChoice] = []
+    parts: list[SegmentChoice] = []
+    for (s, e), (space, optional) in variant.segments.items():
+        if model is not None and (s, e) != whole:
+            parts += _position_choices(space, variant.texts[(s, e)], optional, model, s, params)
+            continue
+        best = space.best(
+            max_fpr=params.max_fpr, min_cov=max(1, params.min_cov), objective=params.objective
+        )
+        if best is not None:
+            corpus.append(SegmentChoice(s, e, best, optional))
+    spanned = {(c.start, c.end) for c in corpus}
+    literals = [
+        SegmentChoice(s, e, Hypothesis(literal, 0.0, 0, evidence="literal"))
+        for (s, e), literal in variant.delimiters.items()
+        if (s, e) not in spanned
+    ]
+    if model is None:
+        return best_segmentation(
+            variant.width, corpus + literals, max_fpr=params.max_fpr, slack=params.fpr_slack
+        )
+    found = [[c] for c in corpus if c.cost <= params.max_fpr]
+    if variant.width > 1:
+        shape = _shape_risk(variant, model)
+        priced = [
+            dataclasses.replace(c, shape=shape) if c.start == 0 else c for c in parts + literals
+        ]
+        budget = params.max_position_risk
+        slack = params.fpr_slack * budget / params.max_fpr if params.max_fpr else 0.0
+        cut = best_segmentation(variant.width, priced, max_fpr=budget, slack=slack)
+        if cut is not None:
+            cut = _repetitions(cut, variant, model, budget)
+        if cut is not None:
+            found.append(cut)
+    return min(found, key=specificity_key) if found else None
+
+
+def _repetitions(
+    cut: list[SegmentChoice], variant: _Variant, model: GeneralizationStats, budget: float
+) -> list[SegmentChoice] | None:
+    """Price the optional units of a cut, repeated once more than training showed or not.
+
+    Alignment turns a list, a path or a dotted name of varying length
+    (``a_b``, ``a_b_c``) into optional units, a separator and one token each
+    (``<lower>+(_<lower>+)?(_<lower>+)?``), bounded at the most the training
+    values had. Later values may have more; the corpus's repetition
+    statistics say how often
+    (:meth:`~autovalidate.index.generalization.GeneralizationStats.repeat_risk`).
+    Per run of units with one separator, where the k units the training
+    showed stay within ``budget`` with that risk added (to the cut's shape
+    risk), the run is kept; otherwise it becomes one unit repeated up to the
+    tightest bound of :data:`~autovalidate.index.generalization.REPEAT_BOUNDS`
+    (2k + 1, then 10k + 9) whose repetition risk fits, its item the most
+    specific option the run's tokens share within the budget. Where none
+    fits, the cut is infeasible (None). Beyond the paper.
+    """
+    runs: list[list[int]] = []
+    for i, c in enumerate(cut):
+        sep = _unit_separator(c, variant)
+        if sep is None:
+            continue
+        if runs and runs[-1][-1] == i - 1 and _unit_separator(cut[i - 1], variant) == sep:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    out = list(cut)
+    cost = sum(c.cost for c in out)
+    for run in reversed(runs):  # right to left: replacing a run keeps earlier indexes
+        sep = cast(str, _unit_separator(cut[run[0]], variant))
+        most = max(r.value.count(sep) for r in variant.rows)
+        kept = model.repeat_risk(most, 0)
+        if cost + kept <= budget:
+            out[0] = dataclasses.replace(out[0], shape=out[0].shape + kept)
+            cost += kept
+            continue
+        pooled = frozenset(t for i in run for t in variant.texts[(cut[i].start, cut[i].end)][-1])
+        slot = position_slot(pooled)
+        if slot is None:
+            return None
+        kinds = {t.kind for t in pooled}
+        kind = kinds.pop() if len(kinds) == 1 else "M"
+        options = [
+            (o, model.position_risk(kind, o, False, len(pooled)), slot.levels[o])
+            for o in slot.options
+        ]
+        rest = cost - sum(cut[i].cost for i in run)
+        # the tightest bound the budget allows, then the most specific item within it
+        for bound in range(1, len(REPEAT_BOUNDS)):
+            grows = model.repeat_risk(most, bound)
+            fitting = [o for o in options if rest + grows + o[1] <= budget]
+            if fitting:
+                break
+        else:
+            return None
+        option, risk, level = max(fitting, key=lambda o: (o[2], -o[1], o[0]))
+        unit = SegmentChoice(
+            cut[run[0]].start,
+            cut[run[-1]].end,
+            Hypothesis(escape_literal(sep) + option, risk, 0, level, evidence="positions"),
+            optional=True,
+            repeat=min(repeat_bound(most, bound), MAX_REPEAT),
+        )
+        out[run[0] : run[-1] + 1] = [unit]
+        out[0] = dataclasses.replace(out[0], shape=out[0].shape + grows)
+        cost = rest + grows + risk
+    return out
+
+
+def _unit_separator(choice: SegmentChoice, variant: _Variant) -> str | None:
+    """The separator of an optional unit (symbols of one text each, then one token); else None."""
+    if not choice.optional or choice.repeat != 1:
+        return None
+    texts = variant.texts.get((choice.start, choice.end))
+    if not texts or len(texts) < 2 or any(t.kind == "S" for t in texts[-1]):
+        return None
+    head = texts[:-1]
+    if any(len(t) != 1 or next(iter(t)).kind != "S" for t in head):
+        return None
+    sep = "".join(next(iter(t)).text for t in head)
+    return None if sep.isspace() else sep
+
+
+def _generalization(index: PatternLookup, params: SolverParams) -> GeneralizationStats | None:
+    """The index's position and shape statistics, if the solver prices cuts by them."""
+    model = getattr(index, "generalization", None)
+    if not params.generalize or model is None or not model.positions:
+        return None
+    return cast(GeneralizationStats, model)
+
+
+def _position_choices(
+    space: SegmentSpace,
+    texts: tuple[frozenset[Token], ...],
+    optional: bool,
+    model: GeneralizationStats,
+    start: int,
+    params: SolverParams,
+) -> list[SegmentChoice]:
+    """The choices a part of a vertical cut offers the DP, priced by positions (beyond the paper).
+
+    A part of a composite value (the minutes of a timestamp, the ``100`` of
+    ``100-000000775``) is not a column of the corpus, so its FPR_T says little
+    about it; what does is how such positions kept their option from the
+    training tenth to the rest in the corpus
+    (:meth:`~autovalidate.index.generalization.GeneralizationStats.position_risk`,
+    by the option's class and width and the distinct texts the training
+    values show there). A hypothesis's risk is the sum over its letter and
+    digit positions (symbols are literal): the union bound of Eq. 9, per
+    position.
+
+    * A single position every value has: every option of its slot with risk
+      at most r, each a choice, so that the DP's specificity pass (within
+      ``fpr_slack`` of the least Σ) trades a narrower option for its risk.
+    * An optional part (some values lack it): the hypotheses no other one
+      beats in both specificity (deepest sum of levels) and risk, with risk at
+      most r, each a choice.
+    * A part of several positions every value has offers nothing: its single
+      positions do, and the delimiters.
+    """
+    end = start + len(texts) - 1
+    if not optional:
+        if len(texts) != 1:
+            return []
+        (tokens,) = texts
+        only = next(iter(tokens))
+        if only.kind == "S":
+            return []
+        slot = space.slots[0]
+        out = []
+        for option in sorted(slot.options):
+            constant = len(tokens) == 1 and option == escape_literal(only.text)
+            risk = model.position_risk(only.kind, option, constant, len(tokens))
+            if risk <= params.max_fpr:
+                h = Hypothesis(option, risk, 0, slot.levels[option], evidence="positions")
+                out.append(SegmentChoice(start, start, h))
+        return out
+    # the trade between specificity and risk is the DP's: every hypothesis no
+    # other one beats in both (the most specific at each risk), within r. Risks
+    # and levels add up over positions, so the front of the product is built
+    # position by position: per level sum, the least risk (and its pattern)
+    best: dict[int, tuple[float, str]] = {0: (0.0, "")}
+    for tokens, slot in zip(texts, space.slots, strict=True):
+        step: dict[int, tuple[float, str]] = {}
+        for level, (risk, pattern) in best.items():
+            for option, cost, depth in _position_pricing(tokens, slot, model):
+                key, value = level + depth, (risk + cost, pattern + option)
+                if value[0] <= params.max_fpr and (key not in step or value < step[key]):
+                    step[key] = value
+        best = step
+    front: list[tuple[str, float, int]] = []
+    for level in sorted(best, reverse=True):
+        risk, pattern = best[level]
+        if not front or risk < front[-1][1]:
+            front.append((pattern, risk, level))
+    return [
+        SegmentChoice(start, end, Hypothesis(p, risk, 0, level, evidence="positions"), True)
+        for p, risk, level in front
+    ]
+
+
+def _position_pricing(
+    tokens: frozenset[Token], slot: Any, model: GeneralizationStats
+) -> list[tuple[str, float, int]]:
+    """``(option, risk, level)`` of every option of a position's slot (a symbol: itself, free)."""
+    only = next(iter(tokens))
+    if only.kind == "S":
+        return [(o, 0.0, 0) for o in slot.options]
+    return [
+        (
+            o,
+            model.position_risk(
+                only.kind, o, len(tokens) == 1 and o == escape_literal(only.text), len(tokens)
+            ),
+            slot.levels[o],
+        )
+        for o in slot.options
+    ]
+
+
+def _shape_risk(variant: _Variant, model: GeneralizationStats) -> float:
+    """The shape risk of a cut of this retained set: new signatures later (see the model)."""
+    shapes = Counter[tuple[str, ...]]()
+    for row in variant.rows:
+        shapes[signature(row.value_tokens)] += row.weight
+    top = shapes.most_common(1)[0][0]
+    return model.shape_risk(len(variant.rows), len(shapes), "S " in top)
 
 
 #: An ASCII value's shape: upper-case letters -> A, lower-case -> a, digits -> 0, symbols kept.
@@ -908,6 +1173,7 @@ def _plan(
             space = memo.space(tuple(union[(c, key)] for c in range(s, e + 1)))
             if space is not None:
                 variant.segments[(s, e)] = (space, absent[span][s])
+                variant.texts[(s, e)] = tuple(union[(c, key)] for c in range(s, e + 1))
                 variant.evidence[(s, e)] = _evidence(
                     (union[(c, key)], runs_at(c, key)) for c in range(s, e + 1)
                 )

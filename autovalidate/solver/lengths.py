@@ -131,7 +131,7 @@ def bound_runs(
         if least is None:
             out.append(tuple(branch))
             continue
-        budget = min(max_shortfall, max_fpr - sum(s.hypothesis.fpr for s in branch))
+        budget = min(max_shortfall, max_fpr - sum(s.cost for s in branch))
         rates = {}
         for i, s in enumerate(branch):
             st = evidence.get(s.hypothesis.pattern)

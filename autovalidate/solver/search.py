@@ -59,12 +59,20 @@ class Hypothesis:
         Specificity: the sum of its options' levels (depth below the roots)
         in the hierarchy; 0 for a pattern of roots and for a literal
         separator.
+    evidence
+        Where ``fpr`` comes from: ``"corpus"`` (the columns of the pattern in
+        the index, above), ``"positions"`` (a part of a vertical cut priced
+        position by position by the corpus's generalization statistics,
+        :meth:`~autovalidate.index.generalization.GeneralizationStats.position_risk`:
+        ``fpr`` is then the probability that a later value breaks it, and
+        ``cov`` 0) or ``"literal"`` (a delimiter: FPR 0, no columns).
     """
 
     pattern: str
     fpr: float
     cov: int
     level: int = 0
+    evidence: str = "corpus"
 
 
 class _Coded(NamedTuple):

@@ -47,6 +47,8 @@ def suggest_pattern(
     objective: str = _DEFAULTS.objective,
     condition: bool = _DEFAULTS.condition,
     max_shortfall: float = _DEFAULTS.max_shortfall,
+    generalize: bool = _DEFAULTS.generalize,
+    max_position_risk: float = _DEFAULTS.max_position_risk,
     null_tokens: Sequence[str] = DEFAULT_NULL_TOKENS,
     max_values: int | None = MAX_VALUES,
 ) -> PatternConstraint | None:
@@ -91,6 +93,14 @@ def suggest_pattern(
         Most the run-length bounds of a pattern (``<digit>{3,}`` for
         ``<digit>+``) may add to its estimated FPR, a fraction in [0, 1];
         0 sets no bound (:mod:`autovalidate.solver.lengths`).
+    generalize
+        Price the parts of a vertical cut by the index's generalization
+        statistics (how formats held from the corpus columns' first tenths to
+        their rests, :mod:`autovalidate.index.generalization`); ``False``:
+        by their FPR_T, as the paper does (an ablation).
+    max_position_risk
+        Most the risks of a cut priced by positions may add up to, a fraction
+        in [0, 1] (:class:`~autovalidate.solver.fmdv.SolverParams`).
     null_tokens
         Texts that mean a missing value (default: pandas' ``na_values`` and
         ``-``; :mod:`autovalidate.nulls`). Missing values, like nulls and
@@ -146,6 +156,8 @@ def suggest_pattern(
         objective=objective,
         condition=condition,
         max_shortfall=max_shortfall,
+        generalize=generalize,
+        max_position_risk=max_position_risk,
     )
     read = [v for v in column_values(values, column) if v is not None]
     if not read:
@@ -172,7 +184,10 @@ def suggest_pattern(
                 "regex": render_body(s.hypothesis.pattern),
                 "fpr": s.hypothesis.fpr,
                 "cov": s.hypothesis.cov,
+                "evidence": s.hypothesis.evidence,
+                **({"shape_risk": s.shape} if s.shape else {}),
                 "optional": s.optional,
+                **({"repeat": s.repeat} if s.optional and s.repeat > 1 else {}),
                 **({"branch": b} if len(solution.branches) > 1 else {}),
             }
             for b, branch in enumerate(solution.branches)

@@ -1,0 +1,121 @@
+"""Vertical cuts priced by positions: what the corpus says of generalizing a record's parts.
+
+Each test builds a small real index (local writer, Parquet, DuckDB) from a
+corpus of look-alike machine-generated columns, in time order, whose first
+tenth shows less than the rest (one date, one prefix, short lists), and asks
+for the pattern of a new column of the same kind.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+from dataclasses import replace
+
+import pytest
+import regex
+
+from autovalidate.index.reader import PatternIndex
+from autovalidate.index.state import write_local_index
+from autovalidate.solver.fmdv import SolverParams, solve
+
+
+def _numbers(rng: random.Random) -> list[str]:
+    """A numeric column of mixed widths: as columns, fixed-width digit runs are impure."""
+    return [str(rng.randint(1, 99_999)) for _ in range(200)]
+
+
+def _index(tmp_path, columns: list[list[str]]) -> PatternIndex:
+    out = tmp_path / "index"
+    write_local_index(columns, out, budget=200_000)
+    return PatternIndex.open(out)
+
+
+def _hourly(rng: random.Random, days: int) -> list[str]:
+    """An hourly log, minutes and seconds always 00: its first tenth is one day."""
+    start = rng.randint(1, 20)
+    return [
+        f"2017-{rng.randint(1, 9):02d}-{start + h // 24:02d} {h % 24:02d}:00:00"
+        for h in range(24 * days)
+    ]
+
+
+@pytest.fixture(scope="module")
+def logs_index(tmp_path_factory):
+    rng = random.Random(1)
+    columns = [_hourly(rng, 8) for _ in range(40)] + [_numbers(rng) for _ in range(40)]
+    with _index(tmp_path_factory.mktemp("logs"), columns) as index:
+        yield index
+
+
+def test_a_timestamp_whose_first_tenth_repeats_its_minutes_gets_a_constraint(logs_index):
+    # 14 hours of one day: year, month, day, minutes and seconds each one text
+    train = [f"2019-03-05 {h:02d}:00:00" for h in range(14)]
+    solution = solve(train, logs_index, method="fmdv-vh")
+    assert solution is not None
+    assert any(s.hypothesis.evidence == "positions" for s in solution.segments)
+    for later in ("2019-03-06 23:00:00", "2020-11-30 00:00:00"):
+        assert regex.fullmatch(solution.regex, later), later
+    # lost padding, another separator, a cut-off time: formats the column never had
+    for drifted in ("2019-3-6 23:00:00", "2019/03/06 23:00:00", "2019-03-06 23:00"):
+        assert not regex.fullmatch(solution.regex, drifted), drifted
+    # the paper prices each part by the columns of its pattern: the minutes "00" as a
+    # column of numbers (mixed widths in this corpus), and one text conditions nothing,
+    # so its cut keeps only "digits", and lost padding passes
+    paper = solve(train, logs_index, method="fmdv-vh", params=SolverParams(generalize=False))
+    assert paper is None or regex.fullmatch(paper.regex, "2019-3-6 23:00:00")
+
+
+def _key(prefix: str, i: int) -> str:
+    return f"{prefix}|{prefix}-{i:06d}"
+
+
+def _keys(rng: random.Random) -> list[str]:
+    """Composite keys whose first part is one 8-hex text at first, 7-hex texts later."""
+    first = "".join(rng.choice("0123456789ABCDEF") for _ in range(8))
+    later = ["".join(rng.choice("0123456789ABCDEF") for _ in range(7)) for _ in range(30)]
+    return [_key(first, i) for i in range(20)] + [_key(rng.choice(later), i) for i in range(180)]
+
+
+def test_a_width_shown_by_one_repeated_text_is_not_fixed_where_the_corpus_saw_it_change(tmp_path):
+    rng = random.Random(2)
+    with _index(
+        tmp_path, [_keys(rng) for _ in range(40)] + [_numbers(rng) for _ in range(40)]
+    ) as index:
+        train = [_key("2000A1F3", i) for i in range(30)]
+        solution = solve(train, index, method="fmdv-vh")
+        assert solution is not None
+        assert regex.fullmatch(solution.regex, _key("2000A1F", 31))  # seven hex digits later
+        assert not regex.fullmatch(solution.regex, "2000A1F3-2000A1F3|000031")
+
+
+def _ids(rng: random.Random) -> list[str]:
+    """Underscore-joined names whose later values have more parts than the first tenth's."""
+    words = [
+        "".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(2, 6)))
+        for _ in range(40)
+    ]
+    short = ["_".join(rng.sample(words, rng.randint(2, 3))) for _ in range(20)]
+    long = ["_".join(rng.sample(words, rng.randint(2, 5))) for _ in range(180)]
+    return short + long
+
+
+def test_a_list_longer_than_training_showed_is_accepted_where_the_corpus_saw_lists_grow(tmp_path):
+    rng = random.Random(3)
+    columns = [_ids(rng) for _ in range(40)] + [_numbers(rng) for _ in range(40)]
+    with _index(tmp_path, columns) as index:
+        train = ["ab_cd", "ab_cd_ef", "xy_zz", "pq_rs_tu", "mn_op", "kl_mn_op"] * 3
+        solution = solve(train, index, method="fmdv-vh")
+        assert solution is not None
+        repeated = [s for s in solution.segments if s.repeat > 1]
+        assert repeated and repeated[0].hypothesis.pattern.startswith("_")
+        assert regex.fullmatch(solution.regex, "ab_cd_ef_gh_ij")  # five parts: training had 3
+        assert not regex.fullmatch(solution.regex, "ab-cd")
+        assert not regex.fullmatch(solution.regex, "ab_cd_")
+        # bounded: never match-anything
+        assert not regex.fullmatch(solution.regex, "_".join(["ab"] * 500))
+        # without the position statistics, the units stay as many as training had
+        paper = solve(
+            train, index, method="fmdv-vh", params=replace(SolverParams(), generalize=False)
+        )
+        assert paper is None or not regex.fullmatch(paper.regex, "ab_cd_ef_gh_ij")
