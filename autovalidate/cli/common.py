@@ -16,8 +16,6 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from autovalidate.engines import open_engine
-from autovalidate.engines.duckdb import DATA_NAME
 from autovalidate.errors import AutovalidateError, DataSourceError, ParameterError
 
 __all__ = [
@@ -101,6 +99,8 @@ def reading(file: Path) -> Iterator[None]:
     try:
         yield
     except DataSourceError as exc:
+        from autovalidate.engines.duckdb import DATA_NAME
+
         if exc.path != DATA_NAME:
             raise
         raise DataSourceError(str(file), str(exc)[len(DATA_NAME) + 2 :]) from exc
@@ -108,6 +108,7 @@ def reading(file: Path) -> Iterator[None]:
 
 def require_rows(file: Path) -> None:
     """Raise :class:`DataSourceError` unless ``file`` has a data row (reads one row)."""
+    from autovalidate.engines import open_engine
     from autovalidate.metrics.expressions import lit
 
     with open_engine(file) as engine:

@@ -7,6 +7,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
@@ -14,16 +15,10 @@ from rich.table import Table
 
 from autovalidate.cli.common import console, field_table, handle_errors, print_json, styled
 from autovalidate.errors import IndexBuildError, ParameterError
-from autovalidate.index.default import describe_index, open_default_index
-from autovalidate.index.merge import (
-    build_params,
-    check_mergeable,
-    merge_indexes,
-    planned_params,
-)
-from autovalidate.index.reader import PatternIndex
-from autovalidate.index.schema import IndexMetadata
 from autovalidate.patterns.enumeration import DEFAULT_BUDGET, DEFAULT_LADDER, DEFAULT_TAU
+
+if TYPE_CHECKING:
+    from autovalidate.index.schema import IndexMetadata
 
 #: Where Spark's own log lines go unless ``--verbose``: overwritten by each build.
 SPARK_LOG = Path(tempfile.gettempdir()) / "autovalidate-spark.log"
@@ -89,6 +84,13 @@ def build(
 
     Exit codes: 0 built, 2 error (nothing is published at OUT then).
     """
+    from autovalidate.index.merge import (
+        build_params,
+        check_mergeable,
+        merge_indexes,
+        planned_params,
+    )
+    from autovalidate.index.reader import PatternIndex
     from autovalidate.sparkutil import local_session, require_pyspark
 
     require_pyspark("autovalidate index build")
@@ -172,6 +174,8 @@ def merge(
     Exit codes: 0 merged, 2 error (incompatible or broken inputs; nothing is
     published at OUT then).
     """
+    from autovalidate.index.merge import merge_indexes
+
     started = time.time()
     meta = merge_indexes(inputs, out, overwrite=overwrite)
     _published("merged", out, meta, started, as_json=as_json)
@@ -212,6 +216,9 @@ def info(
     Exit codes: 0 a complete index, 2 none at PATH, another version, or a
     broken one (a pattern file missing, truncated or changed).
     """
+    from autovalidate.index.default import describe_index, open_default_index
+    from autovalidate.index.reader import PatternIndex
+
     if (path is None) == (not default):
         raise ParameterError("give an index directory, or --default for the packaged index")
     with (

@@ -8,11 +8,8 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from autovalidate.anomaly.batches import record_batch
 from autovalidate.cli.common import console, handle_errors, print_json
 from autovalidate.errors import ParameterError
-from autovalidate.metrics.base import plain
-from autovalidate.repository import ResultKey, open_repository
 
 app = typer.Typer(
     help="Record the statistics of a batch in a metrics repository and show their history.",
@@ -72,6 +69,9 @@ def record(
 
     Exit codes: 0 recorded, 2 error.
     """
+    from autovalidate.anomaly.batches import record_batch
+    from autovalidate.repository import ResultKey, open_repository
+
     key = ResultKey.at(dataset, date, parse_tags(tag))
     repo = open_repository(repository, file_format=file_format)
     metrics = record_batch(str(file), repo, key)
@@ -113,6 +113,9 @@ def history(
 
     Exit codes: 0 done (also when nothing matches), 2 error.
     """
+    from autovalidate.metrics.base import plain
+    from autovalidate.repository import open_repository
+
     loader = (
         open_repository(repository).load().for_dataset(dataset).with_tag_values(parse_tags(tag))
     )

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from autovalidate.checks.check import CheckLevel
-from autovalidate.checks.spec import suite_to_json
+from autovalidate.checks.levels import CheckLevel
 from autovalidate.cli.common import (
     console,
     field_table,
@@ -22,15 +22,11 @@ from autovalidate.cli.common import (
     write_atomically,
 )
 from autovalidate.errors import EmptyColumnError
-from autovalidate.index.default import index_summary, open_default_index
-from autovalidate.index.reader import PatternIndex
-from autovalidate.io import column_values
-from autovalidate.nulls import drop_missing
-from autovalidate.report import pattern_report, render_html, suggestion_report
-from autovalidate.report.model import PatternDetails
 from autovalidate.solver.fmdv import METHODS, SolverParams
 from autovalidate.suggest.pattern import MAX_VALUES, suggest_pattern
-from autovalidate.suggest.runner import ConstraintSuggestionResult, ConstraintSuggestionRunner
+
+if TYPE_CHECKING:
+    from autovalidate.suggest.runner import ConstraintSuggestionResult
 
 _D = SolverParams()
 
@@ -154,6 +150,10 @@ def _suggest_table(
     as_json: bool,
     html: Path | None,
 ) -> None:
+    from autovalidate.index.reader import PatternIndex
+    from autovalidate.report import render_html, suggestion_report
+    from autovalidate.suggest.runner import ConstraintSuggestionRunner
+
     started = time.perf_counter()
     builder = ConstraintSuggestionRunner.on_data(str(file))
     if test_ratio is not None:
@@ -241,6 +241,14 @@ def _suggest_pattern(
     as_json: bool,
     html: Path | None,
 ) -> None:
+    from autovalidate.checks.spec import suite_to_json
+    from autovalidate.index.default import index_summary, open_default_index
+    from autovalidate.index.reader import PatternIndex
+    from autovalidate.io import column_values
+    from autovalidate.nulls import drop_missing
+    from autovalidate.report import pattern_report, render_html
+    from autovalidate.report.model import PatternDetails
+
     values = column_values(str(file), column)
     if not any(v is not None for v in values):
         raise EmptyColumnError(column)

@@ -8,10 +8,7 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from autovalidate import pipeline
-from autovalidate.checks.check import CheckLevel
-from autovalidate.checks.constraints import ConstraintStatus
-from autovalidate.checks.spec import ConstraintSuite
+from autovalidate.checks.levels import CheckLevel
 from autovalidate.cli.common import (
     EXIT_FAILED,
     JUNIT_OPTION,
@@ -25,9 +22,6 @@ from autovalidate.cli.common import (
     styled,
     write_atomically,
 )
-from autovalidate.engines.duckdb import write_parquet
-from autovalidate.report import render_html, render_junit, validation_report
-from autovalidate.repository import open_repository
 
 
 @handle_errors
@@ -81,8 +75,15 @@ def validate(
     reported), 1 an Error-level check failed, 2 error (a column the suite
     reads is missing from FILE: use --rename when it has another name).
     """
+    from autovalidate import pipeline
+    from autovalidate.checks.spec import ConstraintSuite
+
     suite = ConstraintSuite.load(constraints)
-    repo = None if repository is None else open_repository(repository)
+    repo = None
+    if repository is not None:
+        from autovalidate.repository import open_repository
+
+        repo = open_repository(repository)
     renamed = parse_rename(rename)
     with reading(file):
         require_rows(file)
@@ -95,9 +96,13 @@ def validate(
         )
         rows = result.rows()
         if failed_rows is not None:
+            from autovalidate.engines.duckdb import write_parquet
+
             _, invalid = result.split()
             replace_atomically(failed_rows, lambda tmp: write_parquet(invalid, str(tmp)))
     if html is not None or junit is not None:
+        from autovalidate.report import render_html, render_junit, validation_report
+
         report = validation_report(suite, result.verification, rows, file)
         if html is not None:
             write_atomically(html, render_html(report))
@@ -125,6 +130,8 @@ def _shown(value: Any) -> str:
 
 def _print_table(rows: list[dict[str, Any]]) -> None:
     """One line per constraint; messages and examples of the failing ones below the table."""
+    from autovalidate.checks.constraints import ConstraintStatus
+
     headers = ("check", "constraint", "status", "value")
     values = [_shown(row["value"]) for row in rows]
     # each column's content width: rich shrinks no column that does not wrap, and

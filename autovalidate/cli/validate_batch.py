@@ -4,18 +4,12 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
 from rich.text import Text
 
-from autovalidate.anomaly import (
-    BatchNormalStrategy,
-    ExponentialSmoothingStrategy,
-    OnlineNormalStrategy,
-)
-from autovalidate.anomaly.base import AnomalyDetectionStrategy
-from autovalidate.anomaly.batches import record_batch, validate_batch
 from autovalidate.cli.common import (
     EXIT_FAILED,
     JUNIT_OPTION,
@@ -26,8 +20,9 @@ from autovalidate.cli.common import (
     write_atomically,
 )
 from autovalidate.cli.metrics import REPOSITORY_HELP, parse_tags
-from autovalidate.report import batch_report, render_html, render_junit
-from autovalidate.repository import ResultKey, open_repository
+
+if TYPE_CHECKING:
+    from autovalidate.anomaly.base import AnomalyDetectionStrategy
 
 
 class StrategyName(str, enum.Enum):
@@ -39,6 +34,12 @@ class StrategyName(str, enum.Enum):
 
 
 def _strategy(name: StrategyName, confidence: float, deviations: float) -> AnomalyDetectionStrategy:
+    from autovalidate.anomaly import (
+        BatchNormalStrategy,
+        ExponentialSmoothingStrategy,
+        OnlineNormalStrategy,
+    )
+
     if name is StrategyName.EXPONENTIAL_SMOOTHING:
         return ExponentialSmoothingStrategy(confidence)
     if name is StrategyName.ONLINE_NORMAL:
@@ -101,6 +102,10 @@ def validate_batch_command(
 
     Exit codes: 0 accepted, 1 rejected, 2 error (also: too little history).
     """
+    from autovalidate.anomaly.batches import record_batch, validate_batch
+    from autovalidate.report import batch_report, render_html, render_junit
+    from autovalidate.repository import ResultKey, open_repository
+
     tags = parse_tags(tag)
     repo = open_repository(repository)
     result = validate_batch(
