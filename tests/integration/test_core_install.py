@@ -1,7 +1,7 @@
 """The core install, without the ``spark`` extra: suggest and validate work without Spark.
 
 Each command runs in a fresh interpreter in which ``pyspark`` and ``py4j``
-cannot be imported, as after ``pip install autovalidate`` without ``[spark]``.
+cannot be imported, as after ``pip install autovalidate-lake`` without ``[spark]``.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def test_index_build_says_in_one_line_what_to_install(lake_mini, tmp_path):
     assert res.returncode == 2, res.stdout + res.stderr
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in res.stderr, res.stderr
-    assert "pip install 'autovalidate[spark]'" in lines[0]
+    assert "pip install 'autovalidate-lake[spark]'" in lines[0]
     assert not (tmp_path / "i").exists()
 
 
@@ -112,7 +112,7 @@ def test_the_wheel_suggests_with_its_default_index_in_a_fresh_venv(dirty_clean, 
         check=True,
         timeout=600,
     )
-    (wheel,) = dist.glob("autovalidate-*.whl")
+    (wheel,) = dist.glob("autovalidate_lake-*.whl")
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     subprocess.run([venv / "bin" / "pip", "install", "-q", wheel], check=True, timeout=900)
     work.mkdir()
