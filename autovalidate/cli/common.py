@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import Any, NoReturn, Protocol, TypeVar
 
 import typer
 from rich.console import Console
@@ -29,6 +29,7 @@ __all__ = [
     "handle_errors",
     "parse_rename",
     "print_json",
+    "progress",
     "reading",
     "replace_atomically",
     "require_rows",
@@ -68,6 +69,84 @@ def field_table() -> Table:
     table.add_column(no_wrap=True)
     table.add_column(overflow="fold")
     return table
+
+
+class Update(Protocol):
+    """``update(phase, completed=None, total=None)``, as :func:`progress` yields it."""
+
+    def __call__(self, phase: str, completed: int | None = None, total: int | None = None) -> None:
+        """Show ``phase`` and, when ``total`` is known, ``completed`` of ``total``."""
+
+
+@contextmanager
+def progress(first: str | None, *, unit: str, enabled: bool = True) -> Iterator[Update]:
+    """Show the progress of long work on stdout; yield the callback that updates it.
+
+    At a terminal: a progress bar (phase, bar, percentage, elapsed time) that
+    disappears when the work ends. Elsewhere (CI, ``nohup``, ``| tee``, a file):
+    throttled lines with the phase, its counts in ``unit`` and the elapsed
+    seconds (:class:`autovalidate.progress.PhaseLines`), refreshed from a
+    background thread so a long phase keeps reporting. Nothing when not
+    ``enabled`` (``--json``: stdout is for the JSON alone). ``first`` is the
+    phase shown from the start; ``None`` shows nothing before the first update.
+    """
+    if not enabled:
+
+        def ignore(phase: str, completed: int | None = None, total: int | None = None) -> None:
+            pass
+
+        yield ignore
+        return
+    if console.is_terminal:
+        from rich.progress import (
+            BarColumn,
+            Progress,
+            TaskProgressColumn,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
+        with Progress(
+            TextColumn("{task.description}", style="bold", markup=False),
+            BarColumn(),
+            TaskProgressColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+        ) as bar:
+            task = bar.add_task(first or "", total=None)
+
+            def draw(phase: str, completed: int | None = None, total: int | None = None) -> None:
+                bar.update(task, description=phase, completed=completed or 0, total=total)
+
+            yield draw
+        return
+    import threading
+
+    from autovalidate.progress import PhaseLines
+
+    lines = PhaseLines(lambda line: console.print(line, highlight=False, soft_wrap=True), unit=unit)
+    latest: list[Any] = [first, None, None]
+    stop = threading.Event()
+
+    def tick() -> None:
+        while not stop.wait(0.5):
+            if latest[0] is not None:
+                lines(*latest)
+
+    def update(phase: str, completed: int | None = None, total: int | None = None) -> None:
+        latest[:] = [phase, completed, total]
+        lines(phase, completed, total)
+
+    if first is not None:
+        update(first)
+    ticker = threading.Thread(target=tick, name="progress-lines", daemon=True)
+    ticker.start()
+    try:
+        yield update
+    finally:
+        stop.set()
+        ticker.join()
 
 
 def print_json(data: Any) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 import time
@@ -10,18 +11,31 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from autovalidate.cli.common import console, field_table, handle_errors, print_json, styled
+from autovalidate.cli.common import (
+    console,
+    field_table,
+    handle_errors,
+    print_json,
+    progress,
+    styled,
+)
 from autovalidate.errors import IndexBuildError, ParameterError
 from autovalidate.patterns.enumeration import DEFAULT_BUDGET, DEFAULT_LADDER, DEFAULT_TAU
+from autovalidate.wording import counted
 
 if TYPE_CHECKING:
     from autovalidate.index.schema import IndexMetadata
 
-#: Where Spark's own log lines go unless ``--verbose``: overwritten by each build.
-SPARK_LOG = Path(tempfile.gettempdir()) / "autovalidate-spark.log"
+
+def spark_log_path(pid: int | None = None) -> Path:
+    """Where a build's Spark log lines go unless ``--verbose``: a file per build process.
+
+    One fixed path was overwritten by every concurrent build.
+    """
+    return Path(tempfile.gettempdir()) / f"autovalidate-spark-{pid or os.getpid()}.log"
+
 
 app = typer.Typer(help="Build and inspect pattern indexes of a data lake.", no_args_is_help=True)
 
@@ -73,7 +87,9 @@ def build(
     verbose: bool = typer.Option(
         False,
         "--verbose",
-        help=f"Show Spark's own log lines (else they go to {SPARK_LOG}).",
+        help="Show Spark's own log lines (else they go to "
+        f"{spark_log_path(0).with_name('autovalidate-spark-PID.log')}, named in the first "
+        "progress line).",
     ),
 ) -> None:
     """Build the pattern index of LAKE with Spark (FPR_T and Cov_T of every pattern; §2.4).
@@ -109,23 +125,17 @@ def build(
         planned = planned_params(tau=tau, budget=budget, ladder=ladder)
         check_mergeable([(str(merge_into), build_params(existing.metadata)), (str(lake), planned)])
         built_out = out.parent / f".{out.name}.new-{uuid.uuid4().hex[:12]}"
-    started = time.time()
-    with Progress(
-        TextColumn("{task.description}", style="bold", markup=False),
-        BarColumn(),
-        TaskProgressColumn(),
-        TimeElapsedColumn(),
-        console=console if not as_json else None,
-        disable=as_json,
-        transient=True,
-    ) as progress:
-        task = progress.add_task("starting Spark", total=None)
+    spark_log = None if verbose else spark_log_path()
+    first = "starting Spark" + (f" (its log: {spark_log})" if spark_log else "")
+    with progress(first, unit="tasks", enabled=not as_json) as update:
+        started = time.time()
         spark = local_session(
-            "autovalidate-index-build", master=master, log_file=None if verbose else SPARK_LOG
+            "autovalidate-index-build", master=master, log_file=None if verbose else spark_log
         )
+        spark_seconds = time.time() - started
 
         def report(p: BuildProgress) -> None:
-            progress.update(task, description=p.phase, completed=p.completed, total=p.total or None)
+            update(p.phase, p.completed, p.total)
 
         try:
             meta = build_index(
@@ -139,18 +149,22 @@ def build(
                 overwrite=overwrite and merge_into is None,
                 progress=report,
             )
+            took = f"in {_seconds(meta)} s"
             if merge_into is not None:
-                progress.update(task, description="merge", completed=0, total=None)
+                update(f"merge into {merge_into}")
                 meta = merge_indexes(
                     [merge_into, built_out],
                     out,
                     overwrite=overwrite,
                     labels=[str(merge_into), None],
+                    progress=update,
                 )
+                took += f" and merged in {_seconds(meta)} s"
         finally:
             if built_out != out:
                 shutil.rmtree(built_out, ignore_errors=True)
-    _published("built", out, meta, started, as_json=as_json)
+    # the build's own duration, as `index info` shows it; Spark's start-up apart
+    _published("built", out, meta, f"{took}, after {spark_seconds:.1f} s starting Spark", as_json)
 
 
 @app.command("merge")
@@ -176,13 +190,18 @@ def merge(
     """
     from autovalidate.index.merge import merge_indexes
 
-    started = time.time()
-    meta = merge_indexes(inputs, out, overwrite=overwrite)
-    _published("merged", out, meta, started, as_json=as_json)
+    with progress(None, unit="", enabled=not as_json) as update:
+        meta = merge_indexes(inputs, out, overwrite=overwrite, progress=update)
+    _published("merged", out, meta, f"in {_seconds(meta)} s", as_json)
 
 
-def _published(verb: str, out: Path, meta: IndexMetadata, started: float, *, as_json: bool) -> None:
-    """Say what was published at ``out``: the metadata as JSON, or one line."""
+def _seconds(meta: IndexMetadata) -> str:
+    """The wall time the metadata records for its build or merge, as every command shows it."""
+    return f"{float(meta.build.get('wall_seconds') or 0.0):.1f}"
+
+
+def _published(verb: str, out: Path, meta: IndexMetadata, took: str, as_json: bool) -> None:
+    """Say what was published at ``out`` and how long it took: the metadata as JSON, or a line."""
     if as_json:
         print_json({"path": str(out), **meta.__dict__})
         return
@@ -192,7 +211,8 @@ def _published(verb: str, out: Path, meta: IndexMetadata, started: float, *, as_
         f"{out}: {meta.patterns:,} patterns from "
         + (f"{len(lakes)} lakes, " if lakes else "")
         + f"{meta.corpus['columns']:,} columns "
-        f"({meta.corpus['values']:,} values) in {time.time() - started:.1f} s",
+        f"({meta.corpus['values']:,} values) {took}",
+        soft_wrap=True,
     )
 
 
@@ -236,9 +256,15 @@ def info(
     table.add_row("index", shown)
     table.add_row("patterns", f"{meta.patterns:,}")
     table.add_row("tau", str(meta.tau))
+    # the default index's recorded path is a directory of the machine that built it
+    corpus = (
+        str(meta.corpus.get("path"))
+        if path is not None
+        else f"{counted(len(meta.corpus.get('sources', [])), 'public source')} (below)"
+    )
     table.add_row(
         "corpus",
-        f"{meta.corpus.get('path')}: {meta.corpus.get('columns', 0):,} columns, "
+        f"{corpus}: {meta.corpus.get('columns', 0):,} columns, "
         f"{meta.corpus.get('values', 0):,} values",
     )
     for lake in meta.corpus.get("lakes", []):
@@ -251,7 +277,7 @@ def info(
         )
     table.add_row(
         "built",
-        f"{meta.build.get('finished')} in {meta.build.get('wall_seconds')} s "
+        f"{meta.build.get('finished')} in {_seconds(meta)} s "
         f"on {meta.build.get('master', meta.build.get('engine'))}",
     )
     table.add_row("coverage ladder", ", ".join(f"{c:g}" for c in meta.build.get("ladder", [])))
