@@ -26,6 +26,7 @@ backtracking engine in Spark clear of exponential cases.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -44,6 +45,7 @@ from autovalidate.metrics.base import Analyzer
 from autovalidate.metrics.strings import PatternConformance
 from autovalidate.nulls import DEFAULT_NULL_TOKENS
 from autovalidate.patterns.render import describe_pattern, pattern_regex, render_body
+from autovalidate.wording import counted
 
 __all__ = [
     "CONSTRAINT_KIND",
@@ -209,7 +211,7 @@ class PatternConstraint:
         if self.test == "strict":
             verdict = "failed" if result.drift else "passed"
             message = (
-                f"{where}{verdict}: {n_nonconforming} of {n_values} values do not match "
+                f"{where}{verdict}: {n_nonconforming} of {counted(n_values, 'value')} do not match "
                 f"{self.pattern} (no tolerance)"
             )
         else:
@@ -240,7 +242,7 @@ class PatternConstraint:
 
         The counts are the :class:`~autovalidate.metrics.PatternConformance`
         analyzer run by the data's engine (DuckDB's RE2 for local data, Java's
-        regex on Spark), in one scan. The examples are the smallest
+        regex on Spark), in one scan. The examples are the smallest distinct
         non-conforming values, ascending, from that same scan where the engine
         carries them at no cost (:attr:`~autovalidate.engines.Engine.examples_in_scan`:
         DuckDB); elsewhere (Spark) a second query fetches the first ones it
@@ -292,12 +294,12 @@ class PatternConstraint:
             counts = analyzer.aggregations()
             in_scan = engine.examples_in_scan and examples > 0
             values = engine.aggregate(
-                counts + (analyzer.examples(examples),) if in_scan else counts
+                counts + (analyzer.examples(EXAMPLE_ROWS * examples),) if in_scan else counts
             )
             state = analyzer.state_from_aggregates(values[: len(counts)])
             n_bad = state.count - state.num_matches
             if in_scan:
-                sample = list(values[-1] or [])
+                sample = distinct_examples(values[-1] or [], examples)
             else:
                 sample = nonconforming_examples(engine, analyzer, examples) if n_bad else []
         return self.evaluate_counts(
@@ -361,9 +363,11 @@ class PatternConstraint:
 def nonconforming_examples(engine: Engine, analyzer: Analyzer, limit: int) -> list[str]:
     """Up to ``limit`` values that fail a :class:`~autovalidate.metrics.PatternConformance`.
 
-    Non-null values (passing the analyzer's ``where``) that do not fully match
-    its pattern, the first ones the engine finds (in batch order on DuckDB):
-    one query, which stops reading once it has found ``limit``.
+    Distinct non-null values (passing the analyzer's ``where``) that do not
+    fully match its pattern, the first ones the engine finds (in batch order on
+    DuckDB): one query, which stops reading once it has found
+    :data:`EXAMPLE_ROWS` times ``limit`` rows; a value repeated in them is shown
+    once (a batch with one typo in 30 rows gives one example, not five copies).
 
     Raises
     ------
@@ -374,7 +378,17 @@ def nonconforming_examples(engine: Engine, analyzer: Analyzer, limit: int) -> li
     """
     if not isinstance(analyzer, PatternConformance):
         raise TypeError(f"examples come from a PatternConformance, not {analyzer}")
-    return [r[0] for r in engine.sample(analyzer.nonconforming(), [analyzer.text()], limit)]
+    rows = engine.sample(analyzer.nonconforming(), [analyzer.text()], EXAMPLE_ROWS * limit)
+    return distinct_examples([r[0] for r in rows], limit)
+
+
+#: Rows :func:`nonconforming_examples` reads per example it returns, for distinct ones.
+EXAMPLE_ROWS = 4
+
+
+def distinct_examples(values: Iterable[str], limit: int) -> list[str]:
+    """The first ``limit`` distinct ``values``, in their order."""
+    return list(dict.fromkeys(values))[:limit]
 
 
 def rendered_regex(constraint: PatternConstraint) -> str:

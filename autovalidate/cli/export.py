@@ -18,6 +18,7 @@ from autovalidate.cli.common import (
     styled,
     write_atomically,
 )
+from autovalidate.wording import counted
 
 
 class Target(str, enum.Enum):
@@ -100,5 +101,6 @@ def export(
     if out is not None:
         console.print(
             styled("wrote", "green"),
-            f"{out}: {result.exported} constraints for {to.value}, {len(result.skipped)} skipped",
+            f"{out}: {counted(result.exported, 'constraint')} for {to.value}, "
+            f"{len(result.skipped)} skipped",
         )

@@ -10,6 +10,7 @@ from rich.table import Table
 
 from autovalidate.cli.common import console, handle_errors, print_json
 from autovalidate.errors import ParameterError
+from autovalidate.wording import counted
 
 app = typer.Typer(
     help="Record the statistics of a batch in a metrics repository and show their history.",
@@ -152,4 +153,4 @@ def history(
             f"{value:.6g}" if isinstance(value, float) else str(value),
         )
     console.print(table)
-    console.print(f"{len(rows)} values")
+    console.print(counted(len(rows), "value"))

@@ -129,34 +129,42 @@ def _shown(value: Any) -> str:
 
 
 def _print_table(rows: list[dict[str, Any]]) -> None:
-    """One line per constraint; messages and examples of the failing ones below the table."""
+    """One line per constraint; messages and examples of the failing ones below the table.
+
+    The metric column says what each value is: a Deequ metric (Completeness,
+    Compliance: the fraction of rows meeting the constraint; Size: rows) or,
+    for a pattern constraint, the fraction of values that are non-conforming.
+    """
     from autovalidate.checks.constraints import ConstraintStatus
 
-    headers = ("check", "constraint", "status", "value")
+    headers = ("check", "constraint", "status", "metric", "value")
+    metrics = [row.get("metric") or "" for row in rows]
     values = [_shown(row["value"]) for row in rows]
     # each column's content width: rich shrinks no column that does not wrap, and
     # crops a table wider than the console, status and value first; so the check
-    # and constraint columns get what the status and value leave
+    # and constraint columns get what the status, metric and value leave
     widths = [
         min(MAX_CHECK_WIDTH, max([len(headers[0]), *(len(row["check"]) for row in rows)])),
         0,
         max([len(headers[2]), *map(len, STATUSES)]),
-        max([len(headers[3]), *map(len, values)]),
+        max([len(headers[3]), *map(len, metrics)]),
+        max([len(headers[4]), *map(len, values)]),
     ]
     rules = 3 * len(headers) + 1  # each column: 2 of padding and 1 of rule; one rule more
     widths[1] = max(MIN_LABEL_WIDTH, console.width - rules - sum(widths))
     table = Table(*headers)
     for column, width in zip(table.columns, widths, strict=True):
         column.no_wrap, column.overflow, column.max_width = True, "ellipsis", width
-    table.columns[2].min_width, table.columns[3].min_width = widths[2], widths[3]
-    for row, shown in zip(rows, values, strict=True):
+    for i in (2, 3, 4):
+        table.columns[i].min_width = widths[i]
+    for row, metric, shown in zip(rows, metrics, values, strict=True):
         if row["constraint_status"] == ConstraintStatus.SUCCESS.value:
             status = styled(STATUSES[0], "green")
         elif row["check_level"] == CheckLevel.ERROR.value:
             status = styled(STATUSES[1], "bold red")  # an Error-level check
         else:
             status = styled(STATUSES[2], "yellow")  # a Warning-level check: exit 0
-        table.add_row(row["check"], row["label"], status, shown)
+        table.add_row(row["check"], row["label"], status, metric, shown)
     console.print(table)
     for row in rows:
         if row["passed"]:
