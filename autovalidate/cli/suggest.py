@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from autovalidate.checks.levels import CheckLevel
@@ -16,6 +16,7 @@ from autovalidate.cli.common import (
     field_table,
     handle_errors,
     print_json,
+    progress,
     reading,
     require_rows,
     styled,
@@ -24,8 +25,10 @@ from autovalidate.cli.common import (
 from autovalidate.errors import EmptyColumnError
 from autovalidate.solver.fmdv import METHODS, SolverParams
 from autovalidate.suggest.pattern import MAX_VALUES, suggest_pattern
+from autovalidate.wording import counted
 
 if TYPE_CHECKING:
+    from autovalidate.suggest.rules import ConstraintSuggestion
     from autovalidate.suggest.runner import ConstraintSuggestionResult
 
 _D = SolverParams()
@@ -105,6 +108,13 @@ def suggest(
     html: Path = typer.Option(
         None, "--html", help="Also write a self-contained HTML report of the suggestions."
     ),
+    verbose: bool = typer.Option(
+        False,
+        "--verbose",
+        "-v",
+        help="Whole table: each suggestion's Python code and full reason (every category of a "
+        "categorical range), not one line per suggestion.",
+    ),
 ) -> None:
     """Suggest validation constraints for FILE.
 
@@ -114,8 +124,10 @@ def suggest(
     text lengths), plus the Auto-Validate pattern rule for string columns
     (with --index, or else the packaged default index). Each suggestion comes
     with its reason and Python code; --out writes them as a suite that
-    `autovalidate validate FILE --constraints` runs. With --column: infer one
-    regex validation pattern (Auto-Validate).
+    `autovalidate validate FILE --constraints` runs. The table has one line per
+    suggestion (long lists of categories cut, with their count); --verbose,
+    --json and --html give all of it. With --column: infer one regex
+    validation pattern (Auto-Validate).
 
     Exit codes: 0 done (also when no constraint applies), 2 error.
     """
@@ -135,7 +147,7 @@ def suggest(
             _suggest_pattern(file, column, index, pattern_options, out, as_json, html)
         else:
             _suggest_table(
-                file, index, pattern_options, level, test_ratio, seed, out, as_json, html
+                file, index, pattern_options, level, test_ratio, seed, out, as_json, html, verbose
             )
 
 
@@ -149,6 +161,7 @@ def _suggest_table(
     out: Path | None,
     as_json: bool,
     html: Path | None,
+    verbose: bool,
 ) -> None:
     from autovalidate.index.reader import PatternIndex
     from autovalidate.report import render_html, suggestion_report
@@ -158,21 +171,8 @@ def _suggest_table(
     builder = ConstraintSuggestionRunner.on_data(str(file))
     if test_ratio is not None:
         builder = builder.use_train_test_split_with_testset_ratio(test_ratio, seed)
-    with Progress(
-        TextColumn("{task.description}", style="bold", markup=False),
-        BarColumn(),
-        TaskProgressColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        disable=as_json,
-        transient=True,
-    ) as progress:
-        task = progress.add_task("reading", total=None)
-
-        def report(text: str, done: int, total: int | None) -> None:
-            progress.update(task, description=text, completed=done, total=total)
-
-        builder = builder.on_progress(report)
+    with progress("reading", unit="columns", enabled=not as_json) as update:
+        builder = builder.on_progress(update)
         if index is not None:
             with PatternIndex.open(index) as idx:
                 result = builder.with_pattern_index(idx, **pattern_options).run()
@@ -193,24 +193,91 @@ def _suggest_table(
             }
         )
         return
-    _print_table_result(file, result, elapsed, out)
+    if verbose:
+        _print_suggestions(file, result)
+    else:
+        _print_summary(file, result)
+    _print_table_result(result, elapsed, out, verbose)
+
+
+#: Categories of an ``is_contained_in`` shown on its one line; the rest are counted.
+SHOWN_CATEGORIES = 3
+#: Widest the column column gets in the one-line table, in characters.
+MAX_COLUMN_WIDTH = 20
+
+
+def compact(s: ConstraintSuggestion) -> tuple[str, str]:
+    """A suggestion's constraint and its reason, each short enough for one line.
+
+    The constraint: its method, its assertion and its arguments but the column
+    (the table's first column names it), a list of categories as its count and
+    the first :data:`SHOWN_CATEGORIES` (``is_contained_in >= 0.9 [38 values:
+    'aa', 'ua', 'boston', …]``), a pattern constraint as its pattern. The
+    reason: the profile value the rule rests on, numbers to 4 significant
+    digits; for a suggestion weakened because it failed on its own data, that.
+    """
+    from autovalidate.pattern_constraint import PatternConstraint
+
+    c = s.constraint
+    if isinstance(c, PatternConstraint):
+        return f"pattern {c.pattern}", f"estimated FPR {c.fpr:.4f}"
+    parts = [c.constraint]
+    if c.assertion is not None:
+        parts.append(f"{c.assertion.op} {c.assertion.value!r}")
+    for value in c.args.values():
+        if value == s.column:
+            continue
+        if isinstance(value, (list, tuple)) and len(value) > SHOWN_CATEGORIES:
+            shown = ", ".join(map(repr, value[:SHOWN_CATEGORIES]))
+            parts.append(f"[{len(value)} values: {shown}, …]")
+        else:
+            parts.append(repr(list(value) if isinstance(value, tuple) else value))
+    reason = s.current_value
+    if s.adjustment:  # "<code> failed on the data it was suggested from (value V), weakened ..."
+        was = re.match(r"\.(\w+)\(.*\(value ([^)]+)\)", s.adjustment)
+        reason = "weakened: " + (f"{was[1]} failed here ({was[2]})" if was else s.adjustment)
+    reason = re.sub(r"\d+\.\d{5,}", lambda m: f"{float(m.group()):.4g}", reason)
+    return " ".join(parts), reason
+
+
+def _print_summary(file: Path, result: ConstraintSuggestionResult) -> None:
+    """One line per suggestion: column, constraint, reason; cut where the console ends."""
+    rows = [(s.column, *compact(s)) for s in result.suggestions]
+    headers = ("column", "suggested constraint", "because")
+    rules = 3 * len(headers) + 1  # each column: 2 of padding and 1 of rule; one rule more
+    first = min(MAX_COLUMN_WIDTH, max([len(headers[0]), *(len(r[0]) for r in rows)]))
+    room = max(20, console.width - rules - first)
+    constraint, reason = (max([len(headers[i]), *(len(r[i]) for r in rows)]) for i in (1, 2))
+    # the constraint gets what it needs, up to what leaves the reason 2/5 of the room
+    second = min(constraint, max(room - reason, room * 3 // 5))
+    table = Table(*headers, title=f"suggestions for {file}")
+    for column, width in zip(table.columns, (first, second, room - second), strict=True):
+        column.no_wrap, column.overflow, column.max_width = True, "ellipsis", width
+    for row in rows:
+        table.add_row(*row)
+    console.print(table)
+
+
+def _print_suggestions(file: Path, result: ConstraintSuggestionResult) -> None:
+    """Every suggestion with its Python code and its full reason (``--verbose``)."""
+    table = Table("column", "suggested constraint", "reason", title=f"suggestions for {file}")
+    for s in result.suggestions:
+        table.add_row(s.column, s.code, s.reason)
+    console.print(table)
 
 
 def _print_table_result(
-    file: Path, result: ConstraintSuggestionResult, elapsed: float, out: Path | None
+    result: ConstraintSuggestionResult, elapsed: float, out: Path | None, verbose: bool
 ) -> None:
-    table = Table("column", "suggested constraint", "reason", title=f"suggestions for {file}")
-    for s in result.suggestions:
-        code = s.code if len(s.code) <= 90 else s.code[:87] + "..."
-        weakened = "; weakened: failed as suggested on this data" if s.adjustment else ""
-        table.add_row(s.column, code, f"{s.description} ({s.current_value}){weakened}")
-    console.print(table)
     for s in result.dropped:
         console.print(f"dropped {s.code} for {s.column!r}: {s.adjustment}", soft_wrap=True)
     console.print(
-        f"{len(result.suggestions)} suggestions for {len(result.column_profiles.profiles)} "
-        f"columns from {result.num_records:,} rows in {elapsed:.1f} s "
-        f"({result.column_profiles.stats.scans} scans)"
+        f"{counted(len(result.suggestions), 'suggestion')} for "
+        f"{counted(len(result.column_profiles.profiles), 'column')} from "
+        f"{counted(result.num_records, 'row')} in {elapsed:.1f} s "
+        f"({counted(result.column_profiles.stats.scans, 'scan')})"
+        + ("" if verbose else "; all of each: --verbose, --json, --html"),
+        soft_wrap=True,
     )
     if result.pattern_index is not None:
         console.print(f"pattern rule applied with the {result.pattern_index}")
@@ -227,7 +294,8 @@ def _print_table_result(
             coverage = "" if row["coverage"] is None else f"{row['coverage']:.4g}"
             evaluation.add_row(row["column"], row["rule"], status, coverage)
         console.print(evaluation)
-        console.print(f"{held} of {len(rows)} suggestions hold on the test set")
+        holds = "holds" if len(rows) == 1 else "hold"
+        console.print(f"{held} of {counted(len(rows), 'suggestion')} {holds} on the test set")
     if out is not None:
         console.print(f"wrote {out}")
 

@@ -199,7 +199,8 @@ def suggest_pattern(
         },
         null_tokens=null_tokens,
         index={
-            "path": str(index.path),
+            # the packaged index's path is only this installation's site-packages
+            "path": None if is_default_index(index) else str(index.path),
             "default": is_default_index(index),
             "tau": index.tau,
             "patterns": index.metadata.patterns,

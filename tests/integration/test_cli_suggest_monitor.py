@@ -4,6 +4,7 @@ validate-batch; exit codes 0/1/2 and one-line errors."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -51,7 +52,40 @@ def test_suggest_table_output_names_the_default_index_once(dirty_clean):
     assert res.exit_code == 0, res.output
     assert res.output.count("default index: public corpus") == 1, res.output
     assert "pattern rule applied with the default index" in res.output
-    assert "CompleteIf" not in res.output and ".is_complete('id')" in res.output
+    assert "CompleteIf" not in res.output and re.search(r"│ id +│ is_complete +│", res.output)
+    verbose = run("suggest", dirty_clean / "rayyan" / "clean.csv", "--verbose")
+    assert verbose.exit_code == 0, verbose.output
+    assert "CompleteIf" not in verbose.output and ".is_complete('id')" in verbose.output
+
+
+def test_whole_table_suggest_is_one_line_per_suggestion_unless_verbose(dirty_clean, monkeypatch):
+    """Beers: 44 suggestions, categorical ranges of up to 99 styles, a weakened uniqueness."""
+    from autovalidate.cli.common import console
+
+    beers = dirty_clean / "beers" / "clean.csv"
+    doc = json.loads(run("suggest", beers, "--json").output)
+    monkeypatch.setattr(console, "width", 80)
+    res = run("suggest", beers)
+    assert res.exit_code == 0, res.output
+    rows = [line for line in res.output.splitlines() if line.startswith("│")]
+    assert len(rows) == len(doc["suggestions"]) > 40, res.output  # no row folds onto a second
+    assert all(len(row) <= 80 for row in rows)
+    ranges = [s for s in doc["suggestions"] if "value range" in s["description"]]
+    styles = [s for s in ranges if s["column"] == "style"]
+    monkeypatch.setattr(console, "width", 200)
+    wide = run("suggest", beers).output
+    n = len(styles[0]["constraint"]["allowed_values"])
+    assert n > 3 and f"is_contained_in [{n} values: 'American IPA', " in wide, wide
+    (row,) = [line for line in wide.splitlines() if f"[{n} values:" in line]
+    assert not any(repr(v) in row for v in styles[0]["constraint"]["allowed_values"][3:])
+    (weakened,) = [s for s in doc["suggestions"] if s["adjustment"]]
+    assert weakened["column"] == "beer-name"
+    weakened_row = r"│ beer-name +│ has_uniqueness >= 0.92 +│ weakened: is_unique failed here"
+    assert re.search(weakened_row, wide), wide
+    monkeypatch.setattr(console, "width", 6000)  # no cell folds: each row on one line
+    full = run("suggest", beers, "--verbose").output
+    assert all(repr(v) in full for v in styles[0]["constraint"]["allowed_values"])
+    assert "weakened to .has_uniqueness('beer-name', lambda x: x >= 0.92)" in full
 
 
 def test_suggest_column_without_an_index_uses_the_default_and_says_so(dirty_clean):
@@ -63,6 +97,9 @@ def test_suggest_column_without_an_index_uses_the_default_and_says_so(dirty_clea
     doc = json.loads(run("suggest", clean, "--column", "ZipCode", "--json").output)
     assert doc["index"]["default"] is True and doc["index"]["patterns"] > 10_000
     assert doc["constraint"]["index"]["default"] is True
+    # a suite travels: no path of this installation's site-packages in it
+    assert doc["constraint"]["index"]["path"] is None
+    assert "default-index" not in json.dumps(doc["constraint"])
 
 
 def test_index_info_default_shows_sources_licenses_and_versions():
@@ -73,6 +110,8 @@ def test_index_info_default_shows_sources_licenses_and_versions():
     for needle in ("public corpus", "GPL-3", "CC BY 4.0", "hierarchy", f"Cov_T >= {floor}"):
         assert needle in res.output, needle
     assert "left out" in res.output
+    # where the corpus was on the machine that built the index says nothing here
+    assert "../shared" not in res.output and re.search(r"\d+ public sources \(below\)", res.output)
     doc = json.loads(run("index", "info", "--default", "--json").output)
     assert doc["build"]["floor"] == floor > 1 and doc["corpus"]["sources"]
     assert run("index", "info").exit_code == 2
