@@ -57,6 +57,14 @@ def _quick_start() -> tuple[list[str], str]:
     return commands.splitlines(), pasted
 
 
+def _pasted_under(pasted: str, command: str) -> list[str]:
+    """The README's output lines under ``$ COMMAND``, without the elided ``...``."""
+    section = pasted.split(f"$ {command}\n", 1)[1].split("\n$ ", 1)[0]
+    lines = [ln.rstrip() for ln in section.splitlines() if ln.strip() not in ("", "...")]
+    assert lines, command
+    return lines
+
+
 def test_readme_quick_start_runs_with_the_default_index_and_no_spark(dirty_clean, tmp_path):
     """Every `autovalidate` line of the quick start, in a directory with the two CSV files."""
     lines, pasted = _quick_start()
@@ -70,6 +78,11 @@ def test_readme_quick_start_runs_with_the_default_index_and_no_spark(dirty_clean
         expected = int(m.group(1)) if (m := re.search(r"exit (\d)", comment)) else 0
         res = cli_without_spark(*shlex.split(command)[1:], cwd=tmp_path)
         assert res.returncode == expected, (line, res.stdout + res.stderr)
+        # and prints what the README shows under it (the reason of a failure included)
+        shown = [ln.rstrip() for ln in res.stdout.splitlines()]
+        for want in _pasted_under(pasted, command.strip()):
+            pattern = re.sub(r"\d+\\ ms$", r"\\d+\\ ms", re.escape(want))
+            assert any(re.fullmatch(pattern, got) for got in shown), (want, res.stdout)
         if "suggest" in command:
             assert "default index: public corpus" in res.stdout
             pattern = re.search(r"pattern +(\S+)", res.stdout).group(1)
