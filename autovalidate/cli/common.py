@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -15,6 +16,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
+from typer.core import TyperCommand
 
 from autovalidate.errors import AutovalidateError, DataSourceError, ParameterError
 
@@ -22,7 +24,9 @@ __all__ = [
     "EXIT_ERROR",
     "EXIT_FAILED",
     "EXIT_OK",
+    "HELP_SETTINGS",
     "JUNIT_OPTION",
+    "Command",
     "console",
     "err_console",
     "fail",
@@ -35,6 +39,7 @@ __all__ = [
     "require_rows",
     "styled",
     "write_atomically",
+    "wrote",
 ]
 
 #: The command succeeded and every check passed.
@@ -52,6 +57,22 @@ console = Console(markup=False)
 err_console = Console(stderr=True, markup=False)
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+#: Every ``typer.Typer`` of the CLI: plain help, whose options show a value's kind
+#: (``--out <path>``) but nothing after a flag (rich help printed ``--help <bool>``).
+HELP_SETTINGS: dict[str, Any] = {"rich_markup_mode": None}
+
+
+class Command(TyperCommand):
+    """A command whose usage line names its arguments as written: ``FILE``, not ``{file}``.
+
+    Typer marks a required argument with braces; ``[...]`` (optional) stays.
+    """
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        """The usage line's pieces, a required argument without its braces."""
+        pieces = super().collect_usage_pieces(ctx)
+        return [re.sub(r"^\{(.+)\}((?:\.\.\.)?)$", r"\1\2", piece) for piece in pieces]
 
 
 def styled(text: str, style: str) -> Text:
@@ -147,6 +168,17 @@ def progress(first: str | None, *, unit: str, enabled: bool = True) -> Iterator[
     finally:
         stop.set()
         ticker.join()
+
+
+def wrote(*paths: Path | None) -> None:
+    """Say ``wrote PATH`` for each file a command wrote (``None``: an output not asked for).
+
+    Every file a command writes is named, not only ``--out``'s: ``--html``,
+    ``--junit`` and ``--failed-rows`` wrote silently.
+    """
+    for path in paths:
+        if path is not None:
+            console.print(f"wrote {path}", highlight=False, soft_wrap=True)
 
 
 def print_json(data: Any) -> None:

@@ -39,7 +39,9 @@ def _default_name(suite: Path) -> str:
 
 @handle_errors
 def export(
-    suite: Path = typer.Argument(..., help="Suite JSON from `autovalidate suggest --out`."),
+    suite: Path = typer.Argument(
+        ..., metavar="SUITE", help="Suite JSON from `autovalidate suggest --out`."
+    ),
     to: Target = typer.Option(..., "--to", "-t", help="Target format."),
     out: Path = typer.Option(
         None, "--out", "-o", help="Write the export here (default: standard output)."
@@ -54,6 +56,7 @@ def export(
     rename: list[str] = typer.Option(
         [],
         "--rename",
+        metavar="SUITE_COLUMN=TARGET_COLUMN",
         help="SUITE_COLUMN=TARGET_COLUMN: the column's name in the target's data (repeatable).",
     ),
     as_json: bool = typer.Option(

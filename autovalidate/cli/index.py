@@ -14,6 +14,8 @@ import typer
 from rich.table import Table
 
 from autovalidate.cli.common import (
+    HELP_SETTINGS,
+    Command,
     console,
     field_table,
     handle_errors,
@@ -37,10 +39,12 @@ def spark_log_path(pid: int | None = None) -> Path:
     return Path(tempfile.gettempdir()) / f"autovalidate-spark-{pid or os.getpid()}.log"
 
 
-app = typer.Typer(help="Build and inspect pattern indexes of a data lake.", no_args_is_help=True)
+app = typer.Typer(
+    help="Build and inspect pattern indexes of a data lake.", no_args_is_help=True, **HELP_SETTINGS
+)
 
 
-@app.command("build")
+@app.command("build", cls=Command)
 @handle_errors
 def build(
     lake: Path = typer.Option(
@@ -167,10 +171,12 @@ def build(
     _published("built", out, meta, f"{took}, after {spark_seconds:.1f} s starting Spark", as_json)
 
 
-@app.command("merge")
+@app.command("merge", cls=Command)
 @handle_errors
 def merge(
-    inputs: list[Path] = typer.Argument(..., help="Index directories to add up (two or more)."),
+    inputs: list[Path] = typer.Argument(
+        ..., metavar="INDEX", help="Index directories to add up (two or more)."
+    ),
     out: Path = typer.Option(..., "--out", help="Index directory to create."),
     overwrite: bool = typer.Option(
         False,
@@ -216,10 +222,10 @@ def _published(verb: str, out: Path, meta: IndexMetadata, took: str, as_json: bo
     )
 
 
-@app.command("info")
+@app.command("info", cls=Command)
 @handle_errors
 def info(
-    path: Path = typer.Argument(None, help="Index directory."),
+    path: Path = typer.Argument(None, metavar="PATH", help="Index directory."),
     default: bool = typer.Option(
         False,
         "--default",

@@ -21,6 +21,7 @@ from autovalidate.cli.common import (
     require_rows,
     styled,
     write_atomically,
+    wrote,
 )
 from autovalidate.errors import EmptyColumnError
 from autovalidate.solver.fmdv import METHODS, SolverParams
@@ -36,7 +37,7 @@ _D = SolverParams()
 
 @handle_errors
 def suggest(
-    file: Path = typer.Argument(..., help="CSV/TSV or Parquet file."),
+    file: Path = typer.Argument(..., metavar="FILE", help="CSV/TSV or Parquet file."),
     column: str = typer.Option(
         None,
         "--column",
@@ -197,7 +198,8 @@ def _suggest_table(
         _print_suggestions(file, result)
     else:
         _print_summary(file, result)
-    _print_table_result(result, elapsed, out, verbose)
+    _print_table_result(result, elapsed, verbose)
+    wrote(out, html)
 
 
 #: Categories of an ``is_contained_in`` shown on its one line; the rest are counted.
@@ -266,9 +268,7 @@ def _print_suggestions(file: Path, result: ConstraintSuggestionResult) -> None:
     console.print(table)
 
 
-def _print_table_result(
-    result: ConstraintSuggestionResult, elapsed: float, out: Path | None, verbose: bool
-) -> None:
+def _print_table_result(result: ConstraintSuggestionResult, elapsed: float, verbose: bool) -> None:
     for s in result.dropped:
         console.print(f"dropped {s.code} for {s.column!r}: {s.adjustment}", soft_wrap=True)
     console.print(
@@ -296,8 +296,6 @@ def _print_table_result(
         console.print(evaluation)
         holds = "holds" if len(rows) == 1 else "hold"
         console.print(f"{held} of {counted(len(rows), 'suggestion')} {holds} on the test set")
-    if out is not None:
-        console.print(f"wrote {out}")
 
 
 def _suggest_pattern(
@@ -365,6 +363,7 @@ def _suggest_pattern(
                 "natural-language columns usually end here."
             ),
         )
+        wrote(html)
         return
     table = field_table()
     table.add_row("column", f"{column} ({n_values:,} non-null values)")
@@ -407,5 +406,4 @@ def _suggest_pattern(
                 "yes" if seg.optional else "",
             )
         console.print(segs)
-    if out is not None:
-        console.print(f"wrote {out}")
+    wrote(out, html)

@@ -21,12 +21,13 @@ from autovalidate.cli.common import (
     require_rows,
     styled,
     write_atomically,
+    wrote,
 )
 
 
 @handle_errors
 def validate(
-    file: Path = typer.Argument(..., help="CSV/TSV or Parquet file (a new batch)."),
+    file: Path = typer.Argument(..., metavar="FILE", help="CSV/TSV or Parquet file (a new batch)."),
     constraints: Path = typer.Option(
         ..., "--constraints", "-c", help="Suite JSON from `autovalidate suggest --out`."
     ),
@@ -39,6 +40,7 @@ def validate(
     rename: list[str] = typer.Option(
         [],
         "--rename",
+        metavar="SUITE_COLUMN=FILE_COLUMN",
         help="SUITE_COLUMN=FILE_COLUMN: check the suite's column on the file's column of "
         "another name (repeatable), e.g. --rename ZipCode=zip.",
     ),
@@ -113,6 +115,7 @@ def validate(
     else:
         _print_table(rows)
         console.print(f"status: {result.status.value}", highlight=False)
+        wrote(html, junit, failed_rows)
     if not result.passed:
         raise typer.Exit(EXIT_FAILED)
 

@@ -18,6 +18,7 @@ from autovalidate.cli.common import (
     print_json,
     styled,
     write_atomically,
+    wrote,
 )
 from autovalidate.cli.metrics import REPOSITORY_HELP, parse_tags
 
@@ -53,11 +54,17 @@ def _number(value: float | None) -> str:
 
 @handle_errors
 def validate_batch_command(
-    file: Path = typer.Argument(..., help="CSV/TSV or Parquet file: the new batch."),
+    file: Path = typer.Argument(
+        ..., metavar="FILE", help="CSV/TSV or Parquet file: the new batch."
+    ),
     repository: Path = typer.Option(..., "--repository", "-r", help=REPOSITORY_HELP),
     dataset: str = typer.Option(..., "--dataset", "-d", help="The dataset's name."),
     tag: list[str] = typer.Option(
-        None, "--tag", "-t", help="Only history with this KEY=VALUE tag, repeatable."
+        None,
+        "--tag",
+        "-t",
+        metavar="KEY=VALUE",
+        help="Only history with this KEY=VALUE tag, repeatable.",
     ),
     strategy: StrategyName = typer.Option(
         StrategyName.EXPONENTIAL_SMOOTHING, "--strategy", help="Anomaly detection strategy."
@@ -162,5 +169,6 @@ def validate_batch_command(
         )
         if recorded is not None:
             console.print(f"recorded at {recorded.date.isoformat()}")
+        wrote(html, junit)
     if not result.accepted:
         raise typer.Exit(EXIT_FAILED)

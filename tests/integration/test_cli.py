@@ -175,6 +175,26 @@ def test_console_script_entry_point():
     assert out.returncode == 0 and "suggest" in out.stdout
 
 
+@pytest.mark.parametrize(
+    "command,usage",
+    [
+        (["validate"], "[OPTIONS] FILE"),
+        (["suggest"], "[OPTIONS] FILE"),
+        (["export"], "[OPTIONS] SUITE"),
+        (["index", "merge"], "[OPTIONS] INDEX..."),
+        (["index", "info"], "[OPTIONS] [PATH]"),
+        (["metrics", "record"], "[OPTIONS] FILE"),
+    ],
+)
+def test_help_names_arguments_plainly_and_shows_no_type_after_a_flag(command, usage):
+    """Typer's rich help printed `Usage: ... {file}` and `--help <bool>` (issue 31)."""
+    res = run(*command, "--help")
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines()[0].endswith(usage), res.output
+    assert "<bool>" not in res.output and "{" not in res.output.splitlines()[0]
+    assert re.search(r"^  --help +Show this message and exit\.$", res.output, re.M)
+
+
 def test_index_build_output_holds_no_spark_log_lines(lake_mini, tmp_path):
     """A fresh JVM's warnings and Spark's log lines go to the log file, not the terminal.
 
