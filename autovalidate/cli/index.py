@@ -31,12 +31,10 @@ if TYPE_CHECKING:
     from autovalidate.index.schema import IndexMetadata
 
 
-def spark_log_path(pid: int | None = None) -> Path:
-    """Where a build's Spark log lines go unless ``--verbose``: a file per build process.
-
-    One fixed path was overwritten by every concurrent build.
-    """
-    return Path(tempfile.gettempdir()) / f"autovalidate-spark-{pid or os.getpid()}.log"
+#: Where a build's Spark log lines go unless ``--verbose``: a file per build process
+#: (``{pid}``), in the temporary directory; one fixed path was overwritten by every
+#: concurrent build.
+SPARK_LOG = str(Path(tempfile.gettempdir()) / "autovalidate-spark-{pid}.log")
 
 
 app = typer.Typer(
@@ -91,9 +89,8 @@ def build(
     verbose: bool = typer.Option(
         False,
         "--verbose",
-        help="Show Spark's own log lines (else they go to "
-        f"{spark_log_path(0).with_name('autovalidate-spark-PID.log')}, named in the first "
-        "progress line).",
+        help=f"Show Spark's own log lines (else they go to {SPARK_LOG.format(pid='PID')}, "
+        "named in the first progress line).",
     ),
 ) -> None:
     """Build the pattern index of LAKE with Spark (FPR_T and Cov_T of every pattern; §2.4).
@@ -129,13 +126,11 @@ def build(
         planned = planned_params(tau=tau, budget=budget, ladder=ladder)
         check_mergeable([(str(merge_into), build_params(existing.metadata)), (str(lake), planned)])
         built_out = out.parent / f".{out.name}.new-{uuid.uuid4().hex[:12]}"
-    spark_log = None if verbose else spark_log_path()
+    spark_log = None if verbose else Path(SPARK_LOG.format(pid=os.getpid()))
     first = "starting Spark" + (f" (its log: {spark_log})" if spark_log else "")
     with progress(first, unit="tasks", enabled=not as_json) as update:
         started = time.time()
-        spark = local_session(
-            "autovalidate-index-build", master=master, log_file=None if verbose else spark_log
-        )
+        spark = local_session("autovalidate-index-build", master=master, log_file=spark_log)
         spark_seconds = time.time() - started
 
         def report(p: BuildProgress) -> None:

@@ -68,9 +68,10 @@ def test_every_install_line_names_the_distribution():
             if requirement.startswith("."):  # the checkout itself, as in `-e '.[test]'`
                 continue
             if requirement.endswith(".whl"):  # the checkout's wheel: name-version-...whl
-                assert Path(requirement).name.startswith(
-                    DISTRIBUTION.replace("-", "_") + "-"
-                ), (doc, command)
+                assert Path(requirement).name.startswith(DISTRIBUTION.replace("-", "_") + "-"), (
+                    doc,
+                    command,
+                )
                 continue
             name = re.split(r"[\[<>=!~ ]", requirement, maxsplit=1)[0]
             assert _canonical(name) == _canonical(DISTRIBUTION), (doc, command)
