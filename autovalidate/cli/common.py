@@ -100,18 +100,20 @@ class Update(Protocol):
 
 
 @contextmanager
-def progress(first: str | None, *, unit: str, enabled: bool = True) -> Iterator[Update]:
+def progress(
+    first: str | None, *, unit: str, enabled: bool = True, off_terminal: bool = True
+) -> Iterator[Update]:
     """Show the progress of long work on stdout; yield the callback that updates it.
 
     At a terminal: a progress bar (phase, bar, percentage, elapsed time) that
-    disappears when the work ends. Elsewhere (CI, ``nohup``, ``| tee``, a file):
-    throttled lines with the phase, its counts in ``unit`` and the elapsed
-    seconds (:class:`autovalidate.progress.PhaseLines`), refreshed from a
-    background thread so a long phase keeps reporting. Nothing when not
-    ``enabled`` (``--json``: stdout is for the JSON alone). ``first`` is the
+    disappears when the work ends. Elsewhere (CI, ``nohup``, ``| tee``, a file),
+    when ``off_terminal``: throttled lines with the phase, its counts in
+    ``unit`` and the elapsed seconds (:class:`autovalidate.progress.PhaseLines`),
+    refreshed from a background thread so a long phase keeps reporting. Nothing
+    when not ``enabled`` (``--json``: stdout is for the JSON alone). ``first`` is the
     phase shown from the start; ``None`` shows nothing before the first update.
     """
-    if not enabled:
+    if not enabled or not (off_terminal or console.is_terminal):
 
         def ignore(phase: str, completed: int | None = None, total: int | None = None) -> None:
             pass

@@ -172,7 +172,8 @@ def _suggest_table(
     builder = ConstraintSuggestionRunner.on_data(str(file))
     if test_ratio is not None:
         builder = builder.use_train_test_split_with_testset_ratio(test_ratio, seed)
-    with progress("reading", unit="columns", enabled=not as_json) as update:
+    # seconds of work: a bar at a terminal, no lines in a file (its output is the table)
+    with progress("reading", unit="columns", enabled=not as_json, off_terminal=False) as update:
         builder = builder.on_progress(update)
         if index is not None:
             with PatternIndex.open(index) as idx:
