@@ -4,6 +4,7 @@ validate-batch; exit codes 0/1/2 and one-line errors."""
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -314,3 +315,37 @@ def test_errors_are_one_line_with_exit_code_2(dirty_clean, tmp_path, args, needl
     lines = [ln for ln in res.output.splitlines() if ln.strip()]
     assert lines[0].startswith("error:") and needle in " ".join(lines), res.output
     assert "Traceback" not in res.output
+
+
+def test_readme_whole_table_example_fails_the_dirty_flights_for_the_reasons_it_gives(tmp_path):
+    """The README's suggest/validate lines on flights, run as written (the suite in tmp_path)."""
+    root = Path(__file__).resolve().parents[2]
+    readme = (root / "README.md").read_text()
+    section = readme.split("## Suggestions for whole tables", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```bash\n(.*?)```", section, re.S).group(1)
+    suggest_line, validate_line = block.splitlines()[:2]
+    suite = str(tmp_path / "flights.json")
+    ran = []
+    cwd = Path.cwd()
+    os.chdir(root)  # the lines read ../shared from the repository root
+    try:
+        for line in (suggest_line, validate_line):
+            command, _, comment = line.partition("#")
+            args = [suite if a == "flights.json" else a for a in command.split()[1:]]
+            ran.append(
+                (run(*args), int(m.group(1)) if (m := re.search(r"exit (\d)", comment)) else 0)
+            )
+    finally:
+        os.chdir(cwd)
+    for res, expected in ran:
+        assert res.exit_code == expected, res.output
+    made, failed = ran[0][0].output, " ".join(ran[1][0].output.split())
+    count = re.search(r"^(\d+) suggestions for 7 columns", made, re.M).group(1)
+    assert f"({count} for the 7 columns of flights" in " ".join(section.split())
+    assert Path(suite).exists()
+    reasons = re.findall(
+        r"`([^`]*(?:failed|meet the constraint)[^`]*)`", " ".join(section.split())
+    )
+    assert len(reasons) == 2  # the README quotes two failures and their messages
+    for quoted in reasons:
+        assert quoted in failed, quoted
