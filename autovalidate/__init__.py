@@ -36,50 +36,101 @@ suggestion rule, anomaly detection strategy, metrics repository
     :mod:`autovalidate.repository` (Deequ).
 """
 
+from typing import TYPE_CHECKING
+
+from autovalidate._lazy import attach
 from autovalidate._version import __version__
-from autovalidate.analysis import (
-    AnalysisRunner,
-    InMemoryStateProvider,
-    LocalDirectoryStateProvider,
-    PartitionedStates,
-)
-from autovalidate.checks import (
-    Check,
-    CheckLevel,
-    CheckStatus,
-    ConstrainableDataType,
-    ConstraintSuite,
-    VerificationResult,
-    VerificationSuite,
-)
-from autovalidate.drift import DriftTest, drift_test
-from autovalidate.errors import (
-    AutovalidateError,
-    ColumnNotFoundError,
-    ConstraintFormatError,
-    DataError,
-    DataSourceError,
-    DefaultIndexError,
-    EmptyColumnError,
-    EngineError,
-    IndexBuildError,
-    IndexNotFoundError,
-    IndexSchemaError,
-    IndexVersionError,
-    InsufficientHistoryError,
-    MissingDependencyError,
-    ParameterError,
-    PatternIndexError,
-    RepositoryError,
-    ValidationFailedError,
-)
-from autovalidate.index.default import open_default_index
-from autovalidate.index.reader import PatternIndex
-from autovalidate.index.stats import PatternStats
-from autovalidate.pattern_constraint import PatternConstraint, PatternValidationResult
-from autovalidate.pipeline import ValidationResult, validate
-from autovalidate.spark import validate_spark
-from autovalidate.suggest.pattern import suggest_pattern
+
+if TYPE_CHECKING:  # the names below, imported on first use (see __getattr__)
+    from autovalidate.analysis import (
+        AnalysisRunner,
+        InMemoryStateProvider,
+        LocalDirectoryStateProvider,
+        PartitionedStates,
+    )
+    from autovalidate.checks import (
+        Check,
+        CheckLevel,
+        CheckStatus,
+        ConstrainableDataType,
+        ConstraintSuite,
+        VerificationResult,
+        VerificationSuite,
+    )
+    from autovalidate.drift import DriftTest, drift_test
+    from autovalidate.errors import (
+        AutovalidateError,
+        ColumnNotFoundError,
+        ConstraintFormatError,
+        DataError,
+        DataSourceError,
+        DefaultIndexError,
+        EmptyColumnError,
+        EngineError,
+        IndexBuildError,
+        IndexNotFoundError,
+        IndexSchemaError,
+        IndexVersionError,
+        InsufficientHistoryError,
+        MissingDependencyError,
+        ParameterError,
+        PatternIndexError,
+        RepositoryError,
+        ValidationFailedError,
+    )
+    from autovalidate.index.default import open_default_index
+    from autovalidate.index.reader import PatternIndex
+    from autovalidate.index.stats import PatternStats
+    from autovalidate.pattern_constraint import PatternConstraint, PatternValidationResult
+    from autovalidate.pipeline import ValidationResult, validate
+    from autovalidate.spark import validate_spark
+    from autovalidate.suggest.pattern import suggest_pattern
+
+#: Public name -> the module that defines it. The package imports none of them
+#: up front: ``autovalidate --help`` and a small ``validate`` would otherwise pay for
+#: scipy, pyarrow and the engines before doing anything (issue 31).
+_LAZY = {
+    "AnalysisRunner": "autovalidate.analysis",
+    "AutovalidateError": "autovalidate.errors",
+    "Check": "autovalidate.checks",
+    "CheckLevel": "autovalidate.checks",
+    "CheckStatus": "autovalidate.checks",
+    "ColumnNotFoundError": "autovalidate.errors",
+    "ConstrainableDataType": "autovalidate.checks",
+    "ConstraintFormatError": "autovalidate.errors",
+    "ConstraintSuite": "autovalidate.checks",
+    "DataError": "autovalidate.errors",
+    "DataSourceError": "autovalidate.errors",
+    "DefaultIndexError": "autovalidate.errors",
+    "DriftTest": "autovalidate.drift",
+    "EmptyColumnError": "autovalidate.errors",
+    "EngineError": "autovalidate.errors",
+    "InMemoryStateProvider": "autovalidate.analysis",
+    "IndexBuildError": "autovalidate.errors",
+    "IndexNotFoundError": "autovalidate.errors",
+    "IndexSchemaError": "autovalidate.errors",
+    "IndexVersionError": "autovalidate.errors",
+    "InsufficientHistoryError": "autovalidate.errors",
+    "LocalDirectoryStateProvider": "autovalidate.analysis",
+    "MissingDependencyError": "autovalidate.errors",
+    "ParameterError": "autovalidate.errors",
+    "PartitionedStates": "autovalidate.analysis",
+    "PatternConstraint": "autovalidate.pattern_constraint",
+    "PatternIndex": "autovalidate.index.reader",
+    "PatternIndexError": "autovalidate.errors",
+    "PatternStats": "autovalidate.index.stats",
+    "PatternValidationResult": "autovalidate.pattern_constraint",
+    "RepositoryError": "autovalidate.errors",
+    "ValidationFailedError": "autovalidate.errors",
+    "ValidationResult": "autovalidate.pipeline",
+    "VerificationResult": "autovalidate.checks",
+    "VerificationSuite": "autovalidate.checks",
+    "drift_test": "autovalidate.drift",
+    "open_default_index": "autovalidate.index.default",
+    "suggest_pattern": "autovalidate.suggest.pattern",
+    "validate": "autovalidate.pipeline",
+    "validate_spark": "autovalidate.spark",
+}
 
 __all__ = [
     "AnalysisRunner",
@@ -124,3 +175,6 @@ __all__ = [
     "validate",
     "validate_spark",
 ]
+
+
+__getattr__, __dir__ = attach(__name__, _LAZY)

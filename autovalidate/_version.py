@@ -1,7 +1,17 @@
-"""The package version, read by ``pyproject.toml`` and by any module.
+"""The package version and the distribution's name, read by ``pyproject.toml`` and by any module.
 
 In a module of its own so that importing it never imports the package root
 (the index metadata needs it; the root imports the index: that was a cycle).
 """
 
 __version__ = "0.1.0"
+
+#: The distribution's name on PyPI (``pyproject.toml``'s ``[project] name``): the
+#: import package and the command are ``autovalidate``, but PyPI's ``autovalidate``
+#: is an unrelated project, so ``pip install`` names this one.
+DISTRIBUTION = "autovalidate-lake"
+
+
+def install_hint(extra: str) -> str:
+    """The command that installs an extra: ``pip install 'autovalidate-lake[spark]'``."""
+    return f"pip install '{DISTRIBUTION}[{extra}]'"

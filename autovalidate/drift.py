@@ -22,8 +22,6 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from scipy import stats
-
 from autovalidate.errors import ParameterError
 
 __all__ = ["TESTS", "DriftTest", "drift_test"]
@@ -143,9 +141,13 @@ def drift_test(
         # a zero margin: both batches agree completely (or one is empty); nothing to reject
         statistic, p_value = (float("nan") if test == "fisher" else 0.0), 1.0
     elif test == "fisher":
+        from scipy import stats  # 1 s to import: only when a table needs a test
+
         res = stats.fisher_exact(table, alternative="two-sided")
         statistic, p_value = float(res.statistic), float(res.pvalue)
     else:
+        from scipy import stats
+
         res = stats.chi2_contingency(table, correction=True)
         statistic, p_value = float(res.statistic), float(res.pvalue)
     rejected = p_value < alpha

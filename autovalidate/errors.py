@@ -38,6 +38,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
+from autovalidate._version import install_hint
+
 __all__ = [
     "AutovalidateError",
     "ColumnNotFoundError",
@@ -292,17 +294,15 @@ class MissingDependencyError(AutovalidateError, ImportError):
     package
         The missing import (``"pyspark"``).
     extra
-        The extra of ``autovalidate`` that installs it (``"spark"``).
+        The extra of the ``autovalidate-lake`` distribution that installs it (``"spark"``).
     """
 
     def __init__(self, feature: str, package: str, extra: str) -> None:
         self.feature = feature
         self.package = package
         self.extra = extra
-        super().__init__(
-            f"{feature} needs {package}, which is not installed: "
-            f"pip install 'autovalidate[{extra}]'"
-        )
+        hint = install_hint(extra)
+        super().__init__(f"{feature} needs {package}, which is not installed: {hint}")
 
     def __str__(self) -> str:
         return str(self.args[0])

@@ -26,6 +26,7 @@ backtracking engine in Spark clear of exponential cases.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -50,6 +51,7 @@ from autovalidate.patterns.render import (
     render_body,
     spell_segments,
 )
+from autovalidate.wording import counted
 
 __all__ = [
     "CONSTRAINT_KIND",
@@ -225,7 +227,7 @@ class PatternConstraint:
         if self.test == "strict":
             verdict = "failed" if result.drift else "passed"
             message = (
-                f"{where}{verdict}: {n_nonconforming} of {n_values} values do not match "
+                f"{where}{verdict}: {n_nonconforming} of {counted(n_values, 'value')} do not match "
                 f"{self.pattern} (no tolerance)"
             )
         else:
@@ -256,7 +258,7 @@ class PatternConstraint:
 
         The counts are the :class:`~autovalidate.metrics.PatternConformance`
         analyzer run by the data's engine (DuckDB's RE2 for local data, Java's
-        regex on Spark), in one scan. The examples are the smallest
+        regex on Spark), in one scan. The examples are the smallest distinct
         non-conforming values, ascending, from that same scan where the engine
         carries them at no cost (:attr:`~autovalidate.engines.Engine.examples_in_scan`:
         DuckDB); elsewhere (Spark) a second query fetches the first ones it
@@ -308,12 +310,12 @@ class PatternConstraint:
             counts = analyzer.aggregations()
             in_scan = engine.examples_in_scan and examples > 0
             values = engine.aggregate(
-                counts + (analyzer.examples(examples),) if in_scan else counts
+                counts + (analyzer.examples(EXAMPLE_ROWS * examples),) if in_scan else counts
             )
             state = analyzer.state_from_aggregates(values[: len(counts)])
             n_bad = state.count - state.num_matches
             if in_scan:
-                sample = list(values[-1] or [])
+                sample = distinct_examples(values[-1] or [], examples)
             else:
                 sample = nonconforming_examples(engine, analyzer, examples) if n_bad else []
         return self.evaluate_counts(
@@ -377,9 +379,11 @@ class PatternConstraint:
 def nonconforming_examples(engine: Engine, analyzer: Analyzer, limit: int) -> list[str]:
     """Up to ``limit`` values that fail a :class:`~autovalidate.metrics.PatternConformance`.
 
-    Non-null values (passing the analyzer's ``where``) that do not fully match
-    its pattern, the first ones the engine finds (in batch order on DuckDB):
-    one query, which stops reading once it has found ``limit``.
+    Distinct non-null values (passing the analyzer's ``where``) that do not
+    fully match its pattern, the first ones the engine finds (in batch order on
+    DuckDB): one query, which stops reading once it has found
+    :data:`EXAMPLE_ROWS` times ``limit`` rows; a value repeated in them is shown
+    once (a batch with one typo in 30 rows gives one example, not five copies).
 
     Raises
     ------
@@ -390,7 +394,17 @@ def nonconforming_examples(engine: Engine, analyzer: Analyzer, limit: int) -> li
     """
     if not isinstance(analyzer, PatternConformance):
         raise TypeError(f"examples come from a PatternConformance, not {analyzer}")
-    return [r[0] for r in engine.sample(analyzer.nonconforming(), [analyzer.text()], limit)]
+    rows = engine.sample(analyzer.nonconforming(), [analyzer.text()], EXAMPLE_ROWS * limit)
+    return distinct_examples([r[0] for r in rows], limit)
+
+
+#: Rows :func:`nonconforming_examples` reads per example it returns, for distinct ones.
+EXAMPLE_ROWS = 4
+
+
+def distinct_examples(values: Iterable[str], limit: int) -> list[str]:
+    """The first ``limit`` distinct ``values``, in their order."""
+    return list(dict.fromkeys(values))[:limit]
 
 
 def rendered_regex(constraint: PatternConstraint) -> str:

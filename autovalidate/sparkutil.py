@@ -34,7 +34,7 @@ def require_pyspark(feature: str) -> None:
     Raises
     ------
     MissingDependencyError
-        If pyspark is not installed; the message says ``pip install 'autovalidate[spark]'``.
+        If pyspark is not installed; the message says ``pip install 'autovalidate-lake[spark]'``.
     """
     try:
         import pyspark  # noqa: F401

@@ -4,7 +4,7 @@ Usage::
 
     python3 benchmarks/batch_validation.py [--timespans 100] [--history 10] [--tables flights,...]
 
-001 shows a series of "acceptable" batches to the method, then a next batch
+Redyuk et al. (2020) show a series of "acceptable" batches to the method, then a next batch
 drawn at random from the erroneous or the cleaned data, asks for a decision,
 repeats this over many timespans, and reports accuracy and F1. Here, for each
 table of ``../shared/dirty-clean`` (clean.csv and dirty.csv hold the same rows
@@ -24,14 +24,14 @@ hospital and beers name them differently):
 
 Methods:
 
-* ``forecast`` (001): the library's batch validation
+* ``forecast`` (Redyuk et al.): the library's batch validation
   (:func:`autovalidate.anomaly.batches.validate_batch`): the H history batches
   recorded in an in-memory metrics repository, every statistic (completeness
   and approximate distinct count per column; mean, standard deviation,
   minimum, maximum per numeric column) forecast by exponential smoothing;
   reject iff some statistic is outside its 90 % prediction interval;
 * ``forecast-bonferroni``: the same with each interval at confidence
-  ``1 - 0.1 / k`` for ``k`` tracked statistics (not in 001: a multiple-testing
+  ``1 - 0.1 / k`` for ``k`` tracked statistics (not in the paper: a multiple-testing
   correction, so that a clean batch passes all ``k`` intervals with about 90 %
   probability if the intervals were exact and independent);
 * ``batch-normal``: the same statistics, Deequ's BatchNormalStrategy (3 sample
@@ -384,8 +384,8 @@ def _commit() -> str:
 
 
 LABELS = {
-    "forecast": "forecast (001: exp. smoothing, 90 % interval)",
-    "forecast-bonferroni": "forecast, Bonferroni-corrected intervals (not in 001)",
+    "forecast": "forecast (Redyuk et al.: exp. smoothing, 90 % interval)",
+    "forecast-bonferroni": "forecast, Bonferroni-corrected intervals (not in the paper)",
     "batch-normal": "Deequ BatchNormal (3 sd) on the same statistics",
     **{
         f"tfdv-linf-union@{t}": f"TFDV-style L-inf vs history, threshold {t}"
@@ -422,7 +422,8 @@ def markdown(doc: dict[str, Any]) -> str:
         lines.append(f"| {LABELS[m]} | " + " | ".join(cells) + " |")
     lines += [
         "",
-        "001 reports F1 up to 0.96 on flights for the forecast, 0.64 for TFDV and 0.62 for KS.",
+        "Redyuk et al. report F1 up to 0.96 on flights for the forecast, 0.64 for TFDV "
+        "and 0.62 for KS.",
         "",
         "| table | rows | columns | batch size | dirty / timespans | dirty batches without a "
         "changed cell | numeric columns |",
@@ -434,7 +435,7 @@ def markdown(doc: dict[str, Any]) -> str:
             f"{t['dirty_timespans']} / {t['timespans']} | {t['dirty_batches_without_change']} | "
             f"{', '.join(t['numeric_columns']) or '-'} |"
         )
-    lines += ["", "Precision / recall of the forecast (001):", ""]
+    lines += ["", "Precision / recall of the forecast (Redyuk et al.):", ""]
     for t in doc["tables"]:
         s = t["methods"]["forecast"]
         top = ", ".join(

@@ -72,6 +72,7 @@ from autovalidate.patterns.enumeration import (
     DEFAULT_TAU,
     MAX_TAU,
 )
+from autovalidate.progress import PhaseLines
 
 if TYPE_CHECKING:
     from pyspark.accumulators import AccumulatorParam
@@ -456,19 +457,11 @@ def main(argv: list[str] | None = None) -> int:
 
     spark = SparkSession.builder.appName("autovalidate-index-build").getOrCreate()
 
-    last_phase, last_at = "", 0.0
+    # cluster logs are no terminal: throttled lines, as the CLI writes them off one
+    lines = PhaseLines(lambda line: print(line, file=sys.stderr, flush=True), unit="tasks")
 
     def report(p: BuildProgress) -> None:
-        # a line per phase change, else at most one every 5 s (cluster logs, not a TTY)
-        nonlocal last_phase, last_at
-        if p.phase == last_phase and p.elapsed - last_at < 5.0:
-            return
-        last_phase, last_at = p.phase, p.elapsed
-        print(
-            f"[{p.elapsed:7.1f}s] {p.phase}: {p.completed}/{p.total} tasks",
-            file=sys.stderr,
-            flush=True,
-        )
+        lines(p.phase, p.completed, p.total)
 
     try:
         meta = build_index(

@@ -50,3 +50,29 @@ def assert_doctests_pass(module: ModuleType) -> None:
     """The module's docstring examples exist and all hold."""
     failures, tried = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert tried > 0 and failures == 0
+
+
+README = DOCS.parent / "README.md"
+
+
+def readme_blocks(section: str, fence: str = "python") -> list[str]:
+    """The blocks fenced exactly ```<fence> in the README's ``## <section>``, in order."""
+    text = README.read_text().split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(rf"```{re.escape(fence)}\n(.*?)```", text, flags=re.S)
+
+
+def printed_comments(block: str) -> list[str]:
+    """What a block says its ``print(...)  # OUTPUT`` lines print, in order."""
+    return [
+        m.group(1).strip() for m in re.finditer(r"^\s*print\(.*\)\s+# (.+)$", block, flags=re.M)
+    ]
+
+
+def assert_prints_what_it_says(block: str, printed: str) -> None:
+    """Each ``# OUTPUT`` comment of a print is a line of ``printed`` (``...``: any text)."""
+    said = printed_comments(block)
+    assert said, block
+    lines = printed.splitlines()
+    for expected in said:
+        pattern = ".*".join(re.escape(part) for part in expected.split("..."))
+        assert any(re.fullmatch(pattern, line.strip()) for line in lines), (expected, printed)

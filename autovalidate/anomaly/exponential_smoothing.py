@@ -2,7 +2,7 @@
 
 Simple exponential smoothing, i.e. the additive-error model without trend or
 season, ETS(A, N, N) (Hyndman & Athanasopoulos, *Forecasting: Principles and
-Practice*, §8.1 and §8.7; Montgomery et al. 2015, ch. 4, which 001 cites):
+Practice*, §8.1 and §8.7; Montgomery et al. 2015, ch. 4, which Redyuk et al. cite):
 
     forecast:  y_hat[t] = l[t-1]
     level:     l[t] = l[t-1] + alpha * (y[t] - l[t-1])

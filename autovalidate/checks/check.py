@@ -32,6 +32,7 @@ from autovalidate.checks.constraints import (
     PatternRuleConstraint,
     is_one,
 )
+from autovalidate.checks.levels import CheckLevel, CheckStatus
 from autovalidate.metrics import expressions as E
 from autovalidate.metrics.base import Analyzer, Distribution, Metric, MetricValue
 from autovalidate.metrics.counts import Completeness, Compliance, Size
@@ -85,30 +86,6 @@ def in_suites(method: _M) -> _M:
 
 
 Columns = str | Sequence[str]
-
-
-class CheckLevel(str, enum.Enum):
-    """How grave a failing check is (Deequ's ``CheckLevel``)."""
-
-    ERROR = "Error"
-    WARNING = "Warning"
-
-
-class CheckStatus(str, enum.Enum):
-    """Outcome of a check or of a whole verification (Deequ's ``CheckStatus``)."""
-
-    SUCCESS = "Success"
-    WARNING = "Warning"
-    ERROR = "Error"
-
-    @classmethod
-    def worst(cls, statuses: Iterable[CheckStatus]) -> CheckStatus:
-        """Error if any is Error, else Warning if any is Warning, else Success."""
-        found = set(statuses)
-        for status in (cls.ERROR, cls.WARNING):
-            if status in found:
-                return status
-        return cls.SUCCESS
 
 
 class ConstrainableDataType(str, enum.Enum):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import typer
 
 from autovalidate.cli import export, index, metrics, suggest, validate, validate_batch
+from autovalidate.cli.common import HELP_SETTINGS, Command
 
 app = typer.Typer(
     name="autovalidate",
@@ -22,13 +23,14 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    **HELP_SETTINGS,
 )
 app.add_typer(index.app, name="index")
 app.add_typer(metrics.app, name="metrics")
-app.command("suggest")(suggest.suggest)
-app.command("validate")(validate.validate)
-app.command("validate-batch")(validate_batch.validate_batch_command)
-app.command("export")(export.export)
+app.command("suggest", cls=Command)(suggest.suggest)
+app.command("validate", cls=Command)(validate.validate)
+app.command("validate-batch", cls=Command)(validate_batch.validate_batch_command)
+app.command("export", cls=Command)(export.export)
 
 
 def main() -> None:

@@ -5,37 +5,41 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import Any, NoReturn, Protocol, TypeVar
 
 import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
+from typer.core import TyperCommand
 
-from autovalidate.engines import open_engine
-from autovalidate.engines.duckdb import DATA_NAME
 from autovalidate.errors import AutovalidateError, DataSourceError, ParameterError
 
 __all__ = [
     "EXIT_ERROR",
     "EXIT_FAILED",
     "EXIT_OK",
+    "HELP_SETTINGS",
     "JUNIT_OPTION",
+    "Command",
     "console",
     "err_console",
     "fail",
     "handle_errors",
     "parse_rename",
     "print_json",
+    "progress",
     "reading",
     "replace_atomically",
     "require_rows",
     "styled",
     "write_atomically",
+    "wrote",
 ]
 
 #: The command succeeded and every check passed.
@@ -54,6 +58,22 @@ err_console = Console(stderr=True, markup=False)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+#: Every ``typer.Typer`` of the CLI: plain help, whose options show a value's kind
+#: (``--out <path>``) but nothing after a flag (rich help printed ``--help <bool>``).
+HELP_SETTINGS: dict[str, Any] = {"rich_markup_mode": None}
+
+
+class Command(TyperCommand):
+    """A command whose usage line names its arguments as written: ``FILE``, not ``{file}``.
+
+    Typer marks a required argument with braces; ``[...]`` (optional) stays.
+    """
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        """The usage line's pieces, a required argument without its braces."""
+        pieces = super().collect_usage_pieces(ctx)
+        return [re.sub(r"^\{(.+)\}((?:\.\.\.)?)$", r"\1\2", piece) for piece in pieces]
+
 
 def styled(text: str, style: str) -> Text:
     """``text`` shown in ``style`` (``"green"``, ``"bold red"``), never read as markup."""
@@ -70,6 +90,97 @@ def field_table() -> Table:
     table.add_column(no_wrap=True)
     table.add_column(overflow="fold")
     return table
+
+
+class Update(Protocol):
+    """``update(phase, completed=None, total=None)``, as :func:`progress` yields it."""
+
+    def __call__(self, phase: str, completed: int | None = None, total: int | None = None) -> None:
+        """Show ``phase`` and, when ``total`` is known, ``completed`` of ``total``."""
+
+
+@contextmanager
+def progress(
+    first: str | None, *, unit: str, enabled: bool = True, off_terminal: bool = True
+) -> Iterator[Update]:
+    """Show the progress of long work on stdout; yield the callback that updates it.
+
+    At a terminal: a progress bar (phase, bar, percentage, elapsed time) that
+    disappears when the work ends. Elsewhere (CI, ``nohup``, ``| tee``, a file),
+    when ``off_terminal``: throttled lines with the phase, its counts in
+    ``unit`` and the elapsed seconds (:class:`autovalidate.progress.PhaseLines`),
+    refreshed from a background thread so a long phase keeps reporting. Nothing
+    when not ``enabled`` (``--json``: stdout is for the JSON alone). ``first`` is the
+    phase shown from the start; ``None`` shows nothing before the first update.
+    """
+    if not enabled or not (off_terminal or console.is_terminal):
+
+        def ignore(phase: str, completed: int | None = None, total: int | None = None) -> None:
+            pass
+
+        yield ignore
+        return
+    if console.is_terminal:
+        from rich.progress import (
+            BarColumn,
+            Progress,
+            TaskProgressColumn,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
+        with Progress(
+            TextColumn("{task.description}", style="bold", markup=False),
+            BarColumn(),
+            TaskProgressColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+        ) as bar:
+            task = bar.add_task(first or "", total=None)
+
+            def draw(phase: str, completed: int | None = None, total: int | None = None) -> None:
+                bar.update(task, description=phase, completed=completed or 0, total=total)
+
+            yield draw
+        return
+    import threading
+
+    from autovalidate.progress import PhaseLines
+
+    lines = PhaseLines(lambda line: console.print(line, highlight=False, soft_wrap=True), unit=unit)
+    latest: list[Any] = [first, None, None]
+    stop = threading.Event()
+
+    def tick() -> None:
+        while not stop.wait(0.5):
+            if latest[0] is not None:
+                lines(*latest)
+
+    def update(phase: str, completed: int | None = None, total: int | None = None) -> None:
+        latest[:] = [phase, completed, total]
+        lines(phase, completed, total)
+
+    if first is not None:
+        update(first)
+    ticker = threading.Thread(target=tick, name="progress-lines", daemon=True)
+    ticker.start()
+    try:
+        yield update
+    finally:
+        stop.set()
+        ticker.join()
+
+
+def wrote(*paths: Path | None) -> None:
+    """Say ``wrote PATH`` for each file a command wrote (``None``: an output not asked for).
+
+    Every file a command writes is named, not only ``--out``'s: ``--html``,
+    ``--junit`` and ``--failed-rows`` wrote silently.
+    """
+    for path in paths:
+        if path is not None:
+            console.print(f"wrote {path}", highlight=False, soft_wrap=True)
 
 
 def print_json(data: Any) -> None:
@@ -101,6 +212,8 @@ def reading(file: Path) -> Iterator[None]:
     try:
         yield
     except DataSourceError as exc:
+        from autovalidate.engines.duckdb import DATA_NAME
+
         if exc.path != DATA_NAME:
             raise
         raise DataSourceError(str(file), str(exc)[len(DATA_NAME) + 2 :]) from exc
@@ -108,6 +221,7 @@ def reading(file: Path) -> Iterator[None]:
 
 def require_rows(file: Path) -> None:
     """Raise :class:`DataSourceError` unless ``file`` has a data row (reads one row)."""
+    from autovalidate.engines import open_engine
     from autovalidate.metrics.expressions import lit
 
     with open_engine(file) as engine:

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import typer
 
-from autovalidate.checks.spec import ConstraintSuite
 from autovalidate.cli.common import (
     console,
     err_console,
@@ -19,21 +18,17 @@ from autovalidate.cli.common import (
     styled,
     write_atomically,
 )
-from autovalidate.export import TARGETS, export_suite
-from autovalidate.export.base import shorten
+from autovalidate.wording import counted
 
 
 class Target(str, enum.Enum):
-    """The formats of :data:`autovalidate.export.TARGETS`."""
+    """The formats of :data:`autovalidate.export.TARGETS` (a test checks they agree)."""
 
     GX = "gx"
     SODA = "soda"
     DQDL = "dqdl"
     DBT = "dbt"
     PANDERA = "pandera"
-
-
-assert {t.value for t in Target} == set(TARGETS)
 
 
 def _default_name(suite: Path) -> str:
@@ -44,7 +39,9 @@ def _default_name(suite: Path) -> str:
 
 @handle_errors
 def export(
-    suite: Path = typer.Argument(..., help="Suite JSON from `autovalidate suggest --out`."),
+    suite: Path = typer.Argument(
+        ..., metavar="SUITE", help="Suite JSON from `autovalidate suggest --out`."
+    ),
     to: Target = typer.Option(..., "--to", "-t", help="Target format."),
     out: Path = typer.Option(
         None, "--out", "-o", help="Write the export here (default: standard output)."
@@ -59,6 +56,7 @@ def export(
     rename: list[str] = typer.Option(
         [],
         "--rename",
+        metavar="SUITE_COLUMN=TARGET_COLUMN",
         help="SUITE_COLUMN=TARGET_COLUMN: the column's name in the target's data (repeatable).",
     ),
     as_json: bool = typer.Option(
@@ -74,6 +72,10 @@ def export(
 
     Exit codes: 0 exported (also with skipped constraints), 2 error.
     """
+    from autovalidate.checks.spec import ConstraintSuite
+    from autovalidate.export import export_suite
+    from autovalidate.export.base import shorten
+
     loaded = ConstraintSuite.load(suite)
     result = export_suite(
         loaded, to.value, name=name or _default_name(suite), rename=parse_rename(rename)
@@ -102,5 +104,6 @@ def export(
     if out is not None:
         console.print(
             styled("wrote", "green"),
-            f"{out}: {result.exported} constraints for {to.value}, {len(result.skipped)} skipped",
+            f"{out}: {counted(result.exported, 'constraint')} for {to.value}, "
+            f"{len(result.skipped)} skipped",
         )

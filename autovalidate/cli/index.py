@@ -2,36 +2,47 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from autovalidate.cli.common import console, field_table, handle_errors, print_json, styled
-from autovalidate.errors import IndexBuildError, ParameterError
-from autovalidate.index.default import describe_index, open_default_index
-from autovalidate.index.merge import (
-    build_params,
-    check_mergeable,
-    merge_indexes,
-    planned_params,
+from autovalidate.cli.common import (
+    HELP_SETTINGS,
+    Command,
+    console,
+    field_table,
+    handle_errors,
+    print_json,
+    progress,
+    styled,
 )
-from autovalidate.index.reader import PatternIndex
-from autovalidate.index.schema import IndexMetadata
+from autovalidate.errors import IndexBuildError, ParameterError
 from autovalidate.patterns.enumeration import DEFAULT_BUDGET, DEFAULT_LADDER, DEFAULT_TAU
+from autovalidate.wording import counted
 
-#: Where Spark's own log lines go unless ``--verbose``: overwritten by each build.
-SPARK_LOG = Path(tempfile.gettempdir()) / "autovalidate-spark.log"
-
-app = typer.Typer(help="Build and inspect pattern indexes of a data lake.", no_args_is_help=True)
+if TYPE_CHECKING:
+    from autovalidate.index.schema import IndexMetadata
 
 
-@app.command("build")
+#: Where a build's Spark log lines go unless ``--verbose``: a file per build process
+#: (``{pid}``), in the temporary directory; one fixed path was overwritten by every
+#: concurrent build.
+SPARK_LOG = str(Path(tempfile.gettempdir()) / "autovalidate-spark-{pid}.log")
+
+
+app = typer.Typer(
+    help="Build and inspect pattern indexes of a data lake.", no_args_is_help=True, **HELP_SETTINGS
+)
+
+
+@app.command("build", cls=Command)
 @handle_errors
 def build(
     lake: Path = typer.Option(
@@ -78,7 +89,8 @@ def build(
     verbose: bool = typer.Option(
         False,
         "--verbose",
-        help=f"Show Spark's own log lines (else they go to {SPARK_LOG}).",
+        help=f"Show Spark's own log lines (else they go to {SPARK_LOG.format(pid='PID')}, "
+        "named in the first progress line).",
     ),
 ) -> None:
     """Build the pattern index of LAKE with Spark (FPR_T and Cov_T of every pattern; §2.4).
@@ -89,6 +101,13 @@ def build(
 
     Exit codes: 0 built, 2 error (nothing is published at OUT then).
     """
+    from autovalidate.index.merge import (
+        build_params,
+        check_mergeable,
+        merge_indexes,
+        planned_params,
+    )
+    from autovalidate.index.reader import PatternIndex
     from autovalidate.sparkutil import local_session, require_pyspark
 
     require_pyspark("autovalidate index build")
@@ -107,23 +126,15 @@ def build(
         planned = planned_params(tau=tau, budget=budget, ladder=ladder)
         check_mergeable([(str(merge_into), build_params(existing.metadata)), (str(lake), planned)])
         built_out = out.parent / f".{out.name}.new-{uuid.uuid4().hex[:12]}"
-    started = time.time()
-    with Progress(
-        TextColumn("{task.description}", style="bold", markup=False),
-        BarColumn(),
-        TaskProgressColumn(),
-        TimeElapsedColumn(),
-        console=console if not as_json else None,
-        disable=as_json,
-        transient=True,
-    ) as progress:
-        task = progress.add_task("starting Spark", total=None)
-        spark = local_session(
-            "autovalidate-index-build", master=master, log_file=None if verbose else SPARK_LOG
-        )
+    spark_log = None if verbose else Path(SPARK_LOG.format(pid=os.getpid()))
+    first = "starting Spark" + (f" (its log: {spark_log})" if spark_log else "")
+    with progress(first, unit="tasks", enabled=not as_json) as update:
+        started = time.time()
+        spark = local_session("autovalidate-index-build", master=master, log_file=spark_log)
+        spark_seconds = time.time() - started
 
         def report(p: BuildProgress) -> None:
-            progress.update(task, description=p.phase, completed=p.completed, total=p.total or None)
+            update(p.phase, p.completed, p.total)
 
         try:
             meta = build_index(
@@ -137,24 +148,30 @@ def build(
                 overwrite=overwrite and merge_into is None,
                 progress=report,
             )
+            took = f"in {_seconds(meta)} s"
             if merge_into is not None:
-                progress.update(task, description="merge", completed=0, total=None)
+                update(f"merge into {merge_into}")
                 meta = merge_indexes(
                     [merge_into, built_out],
                     out,
                     overwrite=overwrite,
                     labels=[str(merge_into), None],
+                    progress=update,
                 )
+                took += f" and merged in {_seconds(meta)} s"
         finally:
             if built_out != out:
                 shutil.rmtree(built_out, ignore_errors=True)
-    _published("built", out, meta, started, as_json=as_json)
+    # the build's own duration, as `index info` shows it; Spark's start-up apart
+    _published("built", out, meta, f"{took}, after {spark_seconds:.1f} s starting Spark", as_json)
 
 
-@app.command("merge")
+@app.command("merge", cls=Command)
 @handle_errors
 def merge(
-    inputs: list[Path] = typer.Argument(..., help="Index directories to add up (two or more)."),
+    inputs: list[Path] = typer.Argument(
+        ..., metavar="INDEX", help="Index directories to add up (two or more)."
+    ),
     out: Path = typer.Option(..., "--out", help="Index directory to create."),
     overwrite: bool = typer.Option(
         False,
@@ -172,13 +189,20 @@ def merge(
     Exit codes: 0 merged, 2 error (incompatible or broken inputs; nothing is
     published at OUT then).
     """
-    started = time.time()
-    meta = merge_indexes(inputs, out, overwrite=overwrite)
-    _published("merged", out, meta, started, as_json=as_json)
+    from autovalidate.index.merge import merge_indexes
+
+    with progress(None, unit="", enabled=not as_json) as update:
+        meta = merge_indexes(inputs, out, overwrite=overwrite, progress=update)
+    _published("merged", out, meta, f"in {_seconds(meta)} s", as_json)
 
 
-def _published(verb: str, out: Path, meta: IndexMetadata, started: float, *, as_json: bool) -> None:
-    """Say what was published at ``out``: the metadata as JSON, or one line."""
+def _seconds(meta: IndexMetadata) -> str:
+    """The wall time the metadata records for its build or merge, as every command shows it."""
+    return f"{float(meta.build.get('wall_seconds') or 0.0):.1f}"
+
+
+def _published(verb: str, out: Path, meta: IndexMetadata, took: str, as_json: bool) -> None:
+    """Say what was published at ``out`` and how long it took: the metadata as JSON, or a line."""
     if as_json:
         print_json({"path": str(out), **meta.__dict__})
         return
@@ -188,14 +212,15 @@ def _published(verb: str, out: Path, meta: IndexMetadata, started: float, *, as_
         f"{out}: {meta.patterns:,} patterns from "
         + (f"{len(lakes)} lakes, " if lakes else "")
         + f"{meta.corpus['columns']:,} columns "
-        f"({meta.corpus['values']:,} values) in {time.time() - started:.1f} s",
+        f"({meta.corpus['values']:,} values) {took}",
+        soft_wrap=True,
     )
 
 
-@app.command("info")
+@app.command("info", cls=Command)
 @handle_errors
 def info(
-    path: Path = typer.Argument(None, help="Index directory."),
+    path: Path = typer.Argument(None, metavar="PATH", help="Index directory."),
     default: bool = typer.Option(
         False,
         "--default",
@@ -212,6 +237,9 @@ def info(
     Exit codes: 0 a complete index, 2 none at PATH, another version, or a
     broken one (a pattern file missing, truncated or changed).
     """
+    from autovalidate.index.default import describe_index, open_default_index
+    from autovalidate.index.reader import PatternIndex
+
     if (path is None) == (not default):
         raise ParameterError("give an index directory, or --default for the packaged index")
     with (
@@ -229,9 +257,15 @@ def info(
     table.add_row("index", shown)
     table.add_row("patterns", f"{meta.patterns:,}")
     table.add_row("tau", str(meta.tau))
+    # the default index's recorded path is a directory of the machine that built it
+    corpus = (
+        str(meta.corpus.get("path"))
+        if path is not None
+        else f"{counted(len(meta.corpus.get('sources', [])), 'public source')} (below)"
+    )
     table.add_row(
         "corpus",
-        f"{meta.corpus.get('path')}: {meta.corpus.get('columns', 0):,} columns, "
+        f"{corpus}: {meta.corpus.get('columns', 0):,} columns, "
         f"{meta.corpus.get('values', 0):,} values",
     )
     for lake in meta.corpus.get("lakes", []):
@@ -244,7 +278,7 @@ def info(
         )
     table.add_row(
         "built",
-        f"{meta.build.get('finished')} in {meta.build.get('wall_seconds')} s "
+        f"{meta.build.get('finished')} in {_seconds(meta)} s "
         f"on {meta.build.get('master', meta.build.get('engine'))}",
     )
     table.add_row("coverage ladder", ", ".join(f"{c:g}" for c in meta.build.get("ladder", [])))

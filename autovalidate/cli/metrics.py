@@ -8,15 +8,14 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from autovalidate.anomaly.batches import record_batch
-from autovalidate.cli.common import console, handle_errors, print_json
+from autovalidate.cli.common import HELP_SETTINGS, Command, console, handle_errors, print_json
 from autovalidate.errors import ParameterError
-from autovalidate.metrics.base import plain
-from autovalidate.repository import ResultKey, open_repository
+from autovalidate.wording import counted
 
 app = typer.Typer(
     help="Record the statistics of a batch in a metrics repository and show their history.",
     no_args_is_help=True,
+    **HELP_SETTINGS,
 )
 
 REPOSITORY_HELP = (
@@ -46,17 +45,23 @@ def _date_text(ms: int) -> str:
     return dt.datetime.fromtimestamp(ms / 1000, tz=dt.timezone.utc).isoformat()
 
 
-@app.command("record")
+@app.command("record", cls=Command)
 @handle_errors
 def record(
-    file: Path = typer.Argument(..., help="CSV/TSV or Parquet file: one batch of the dataset."),
+    file: Path = typer.Argument(
+        ..., metavar="FILE", help="CSV/TSV or Parquet file: one batch of the dataset."
+    ),
     repository: Path = typer.Option(..., "--repository", "-r", help=REPOSITORY_HELP),
     dataset: str = typer.Option(..., "--dataset", "-d", help="The dataset's name."),
     date: str = typer.Option(
         None, "--date", help="The date the batch describes (ISO 8601; default: now, UTC)."
     ),
     tag: list[str] = typer.Option(
-        None, "--tag", "-t", help="KEY=VALUE tag of the result key, repeatable (partition...)."
+        None,
+        "--tag",
+        "-t",
+        metavar="KEY=VALUE",
+        help="KEY=VALUE tag of the result key, repeatable (partition...).",
     ),
     file_format: str = typer.Option(
         "json", "--format", help="For a directory repository: json or parquet files."
@@ -72,6 +77,9 @@ def record(
 
     Exit codes: 0 recorded, 2 error.
     """
+    from autovalidate.anomaly.batches import record_batch
+    from autovalidate.repository import ResultKey, open_repository
+
     key = ResultKey.at(dataset, date, parse_tags(tag))
     repo = open_repository(repository, file_format=file_format)
     metrics = record_batch(str(file), repo, key)
@@ -91,13 +99,17 @@ def record(
     console.print(table)
 
 
-@app.command("history")
+@app.command("history", cls=Command)
 @handle_errors
 def history(
     repository: Path = typer.Option(..., "--repository", "-r", help=REPOSITORY_HELP),
     dataset: str = typer.Option(..., "--dataset", "-d", help="The dataset's name."),
     tag: list[str] = typer.Option(
-        None, "--tag", "-t", help="Only results with this KEY=VALUE tag, repeatable."
+        None,
+        "--tag",
+        "-t",
+        metavar="KEY=VALUE",
+        help="Only results with this KEY=VALUE tag, repeatable.",
     ),
     after: str = typer.Option(None, "--after", help="Only results dated at or after (ISO 8601)."),
     before: str = typer.Option(
@@ -113,6 +125,9 @@ def history(
 
     Exit codes: 0 done (also when nothing matches), 2 error.
     """
+    from autovalidate.metrics.base import plain
+    from autovalidate.repository import open_repository
+
     loader = (
         open_repository(repository).load().for_dataset(dataset).with_tag_values(parse_tags(tag))
     )
@@ -149,4 +164,4 @@ def history(
             f"{value:.6g}" if isinstance(value, float) else str(value),
         )
     console.print(table)
-    console.print(f"{len(rows)} values")
+    console.print(counted(len(rows), "value"))

@@ -2,42 +2,42 @@
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from autovalidate.checks.check import CheckLevel
-from autovalidate.checks.spec import suite_to_json
+from autovalidate.checks.levels import CheckLevel
 from autovalidate.cli.common import (
     console,
     field_table,
     handle_errors,
     print_json,
+    progress,
     reading,
     require_rows,
     styled,
     write_atomically,
+    wrote,
 )
 from autovalidate.errors import EmptyColumnError
-from autovalidate.index.default import index_summary, open_default_index
-from autovalidate.index.reader import PatternIndex
-from autovalidate.io import column_values
-from autovalidate.nulls import drop_missing
-from autovalidate.report import pattern_report, render_html, suggestion_report
-from autovalidate.report.model import PatternDetails
 from autovalidate.solver.fmdv import METHODS, SolverParams
 from autovalidate.suggest.pattern import MAX_VALUES, suggest_pattern
-from autovalidate.suggest.runner import ConstraintSuggestionResult, ConstraintSuggestionRunner
+from autovalidate.wording import counted
+
+if TYPE_CHECKING:
+    from autovalidate.suggest.rules import ConstraintSuggestion
+    from autovalidate.suggest.runner import ConstraintSuggestionResult
 
 _D = SolverParams()
 
 
 @handle_errors
 def suggest(
-    file: Path = typer.Argument(..., help="CSV/TSV or Parquet file."),
+    file: Path = typer.Argument(..., metavar="FILE", help="CSV/TSV or Parquet file."),
     column: str = typer.Option(
         None,
         "--column",
@@ -109,6 +109,13 @@ def suggest(
     html: Path = typer.Option(
         None, "--html", help="Also write a self-contained HTML report of the suggestions."
     ),
+    verbose: bool = typer.Option(
+        False,
+        "--verbose",
+        "-v",
+        help="Whole table: each suggestion's Python code and full reason (every category of a "
+        "categorical range), not one line per suggestion.",
+    ),
 ) -> None:
     """Suggest validation constraints for FILE.
 
@@ -118,8 +125,10 @@ def suggest(
     text lengths), plus the Auto-Validate pattern rule for string columns
     (with --index, or else the packaged default index). Each suggestion comes
     with its reason and Python code; --out writes them as a suite that
-    `autovalidate validate FILE --constraints` runs. With --column: infer one
-    regex validation pattern (Auto-Validate).
+    `autovalidate validate FILE --constraints` runs. The table has one line per
+    suggestion (long lists of categories cut, with their count); --verbose,
+    --json and --html give all of it. With --column: infer one regex
+    validation pattern (Auto-Validate).
 
     Exit codes: 0 done (also when no constraint applies), 2 error.
     """
@@ -139,7 +148,7 @@ def suggest(
             _suggest_pattern(file, column, index, pattern_options, out, as_json, html)
         else:
             _suggest_table(
-                file, index, pattern_options, level, test_ratio, seed, out, as_json, html
+                file, index, pattern_options, level, test_ratio, seed, out, as_json, html, verbose
             )
 
 
@@ -153,26 +162,19 @@ def _suggest_table(
     out: Path | None,
     as_json: bool,
     html: Path | None,
+    verbose: bool,
 ) -> None:
+    from autovalidate.index.reader import PatternIndex
+    from autovalidate.report import render_html, suggestion_report
+    from autovalidate.suggest.runner import ConstraintSuggestionRunner
+
     started = time.perf_counter()
     builder = ConstraintSuggestionRunner.on_data(str(file))
     if test_ratio is not None:
         builder = builder.use_train_test_split_with_testset_ratio(test_ratio, seed)
-    with Progress(
-        TextColumn("{task.description}", style="bold", markup=False),
-        BarColumn(),
-        TaskProgressColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        disable=as_json,
-        transient=True,
-    ) as progress:
-        task = progress.add_task("reading", total=None)
-
-        def report(text: str, done: int, total: int | None) -> None:
-            progress.update(task, description=text, completed=done, total=total)
-
-        builder = builder.on_progress(report)
+    # seconds of work: a bar at a terminal, no lines in a file (its output is the table)
+    with progress("reading", unit="columns", enabled=not as_json, off_terminal=False) as update:
+        builder = builder.on_progress(update)
         if index is not None:
             with PatternIndex.open(index) as idx:
                 result = builder.with_pattern_index(idx, **pattern_options).run()
@@ -193,24 +195,90 @@ def _suggest_table(
             }
         )
         return
-    _print_table_result(file, result, elapsed, out)
+    if verbose:
+        _print_suggestions(file, result)
+    else:
+        _print_summary(file, result)
+    _print_table_result(result, elapsed, verbose)
+    wrote(out, html)
 
 
-def _print_table_result(
-    file: Path, result: ConstraintSuggestionResult, elapsed: float, out: Path | None
-) -> None:
+#: Categories of an ``is_contained_in`` shown on its one line; the rest are counted.
+SHOWN_CATEGORIES = 3
+#: Widest the column column gets in the one-line table, in characters.
+MAX_COLUMN_WIDTH = 20
+
+
+def compact(s: ConstraintSuggestion) -> tuple[str, str]:
+    """A suggestion's constraint and its reason, each short enough for one line.
+
+    The constraint: its method, its assertion and its arguments but the column
+    (the table's first column names it), a list of categories as its count and
+    the first :data:`SHOWN_CATEGORIES` (``is_contained_in >= 0.9 [38 values:
+    'aa', 'ua', 'boston', …]``), a pattern constraint as its pattern. The
+    reason: the profile value the rule rests on, numbers to 4 significant
+    digits; for a suggestion weakened because it failed on its own data, that.
+    """
+    from autovalidate.pattern_constraint import PatternConstraint
+
+    c = s.constraint
+    if isinstance(c, PatternConstraint):
+        return f"pattern {c.pattern}", f"estimated FPR {c.fpr:.4f}"
+    parts = [c.constraint]
+    if c.assertion is not None:
+        parts.append(f"{c.assertion.op} {c.assertion.value!r}")
+    for value in c.args.values():
+        if value == s.column:
+            continue
+        if isinstance(value, (list, tuple)) and len(value) > SHOWN_CATEGORIES:
+            shown = ", ".join(map(repr, value[:SHOWN_CATEGORIES]))
+            parts.append(f"[{len(value)} values: {shown}, …]")
+        else:
+            parts.append(repr(list(value) if isinstance(value, tuple) else value))
+    reason = s.current_value
+    if s.adjustment:  # "<code> failed on the data it was suggested from (value V), weakened ..."
+        was = re.match(r"\.(\w+)\(.*\(value ([^)]+)\)", s.adjustment)
+        reason = "weakened: " + (f"{was[1]} failed here ({was[2]})" if was else s.adjustment)
+    reason = re.sub(r"\d+\.\d{5,}", lambda m: f"{float(m.group()):.4g}", reason)
+    return " ".join(parts), reason
+
+
+def _print_summary(file: Path, result: ConstraintSuggestionResult) -> None:
+    """One line per suggestion: column, constraint, reason; cut where the console ends."""
+    rows = [(s.column, *compact(s)) for s in result.suggestions]
+    headers = ("column", "suggested constraint", "because")
+    rules = 3 * len(headers) + 1  # each column: 2 of padding and 1 of rule; one rule more
+    first = min(MAX_COLUMN_WIDTH, max([len(headers[0]), *(len(r[0]) for r in rows)]))
+    room = max(20, console.width - rules - first)
+    constraint, reason = (max([len(headers[i]), *(len(r[i]) for r in rows)]) for i in (1, 2))
+    # the constraint gets what it needs, up to what leaves the reason 2/5 of the room
+    second = min(constraint, max(room - reason, room * 3 // 5))
+    table = Table(*headers, title=f"suggestions for {file}")
+    for column, width in zip(table.columns, (first, second, room - second), strict=True):
+        column.no_wrap, column.overflow, column.max_width = True, "ellipsis", width
+    for row in rows:
+        table.add_row(*row)
+    console.print(table)
+
+
+def _print_suggestions(file: Path, result: ConstraintSuggestionResult) -> None:
+    """Every suggestion with its Python code and its full reason (``--verbose``)."""
     table = Table("column", "suggested constraint", "reason", title=f"suggestions for {file}")
     for s in result.suggestions:
-        code = s.code if len(s.code) <= 90 else s.code[:87] + "..."
-        weakened = "; weakened: failed as suggested on this data" if s.adjustment else ""
-        table.add_row(s.column, code, f"{s.description} ({s.current_value}){weakened}")
+        table.add_row(s.column, s.code, s.reason)
     console.print(table)
+
+
+def _print_table_result(result: ConstraintSuggestionResult, elapsed: float, verbose: bool) -> None:
     for s in result.dropped:
         console.print(f"dropped {s.code} for {s.column!r}: {s.adjustment}", soft_wrap=True)
     console.print(
-        f"{len(result.suggestions)} suggestions for {len(result.column_profiles.profiles)} "
-        f"columns from {result.num_records:,} rows in {elapsed:.1f} s "
-        f"({result.column_profiles.stats.scans} scans)"
+        f"{counted(len(result.suggestions), 'suggestion')} for "
+        f"{counted(len(result.column_profiles.profiles), 'column')} from "
+        f"{counted(result.num_records, 'row')} in {elapsed:.1f} s "
+        f"({counted(result.column_profiles.stats.scans, 'scan')})"
+        + ("" if verbose else "; all of each: --verbose, --json, --html"),
+        soft_wrap=True,
     )
     if result.pattern_index is not None:
         console.print(f"pattern rule applied with the {result.pattern_index}")
@@ -227,9 +295,8 @@ def _print_table_result(
             coverage = "" if row["coverage"] is None else f"{row['coverage']:.4g}"
             evaluation.add_row(row["column"], row["rule"], status, coverage)
         console.print(evaluation)
-        console.print(f"{held} of {len(rows)} suggestions hold on the test set")
-    if out is not None:
-        console.print(f"wrote {out}")
+        holds = "holds" if len(rows) == 1 else "hold"
+        console.print(f"{held} of {counted(len(rows), 'suggestion')} {holds} on the test set")
 
 
 def _suggest_pattern(
@@ -241,6 +308,14 @@ def _suggest_pattern(
     as_json: bool,
     html: Path | None,
 ) -> None:
+    from autovalidate.checks.spec import suite_to_json
+    from autovalidate.index.default import index_summary, open_default_index
+    from autovalidate.index.reader import PatternIndex
+    from autovalidate.io import column_values
+    from autovalidate.nulls import drop_missing
+    from autovalidate.report import pattern_report, render_html
+    from autovalidate.report.model import PatternDetails
+
     values = column_values(str(file), column)
     if not any(v is not None for v in values):
         raise EmptyColumnError(column)
@@ -289,6 +364,7 @@ def _suggest_pattern(
                 "natural-language columns usually end here."
             ),
         )
+        wrote(html)
         return
     table = field_table()
     table.add_row("column", f"{column} ({n_values:,} non-null values)")
@@ -331,5 +407,4 @@ def _suggest_pattern(
                 (f"up to {seg.repeat}x" if seg.repeat > 1 else "yes") if seg.optional else "",
             )
         console.print(segs)
-    if out is not None:
-        console.print(f"wrote {out}")
+    wrote(out, html)

@@ -8,10 +8,7 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from autovalidate import pipeline
-from autovalidate.checks.check import CheckLevel
-from autovalidate.checks.constraints import ConstraintStatus
-from autovalidate.checks.spec import ConstraintSuite
+from autovalidate.checks.levels import CheckLevel
 from autovalidate.cli.common import (
     EXIT_FAILED,
     JUNIT_OPTION,
@@ -24,15 +21,13 @@ from autovalidate.cli.common import (
     require_rows,
     styled,
     write_atomically,
+    wrote,
 )
-from autovalidate.engines.duckdb import write_parquet
-from autovalidate.report import render_html, render_junit, validation_report
-from autovalidate.repository import open_repository
 
 
 @handle_errors
 def validate(
-    file: Path = typer.Argument(..., help="CSV/TSV or Parquet file (a new batch)."),
+    file: Path = typer.Argument(..., metavar="FILE", help="CSV/TSV or Parquet file (a new batch)."),
     constraints: Path = typer.Option(
         ..., "--constraints", "-c", help="Suite JSON from `autovalidate suggest --out`."
     ),
@@ -45,6 +40,7 @@ def validate(
     rename: list[str] = typer.Option(
         [],
         "--rename",
+        metavar="SUITE_COLUMN=FILE_COLUMN",
         help="SUITE_COLUMN=FILE_COLUMN: check the suite's column on the file's column of "
         "another name (repeatable), e.g. --rename ZipCode=zip.",
     ),
@@ -81,8 +77,15 @@ def validate(
     reported), 1 an Error-level check failed, 2 error (a column the suite
     reads is missing from FILE: use --rename when it has another name).
     """
+    from autovalidate import pipeline
+    from autovalidate.checks.spec import ConstraintSuite
+
     suite = ConstraintSuite.load(constraints)
-    repo = None if repository is None else open_repository(repository)
+    repo = None
+    if repository is not None:
+        from autovalidate.repository import open_repository
+
+        repo = open_repository(repository)
     renamed = parse_rename(rename)
     with reading(file):
         require_rows(file)
@@ -95,9 +98,13 @@ def validate(
         )
         rows = result.rows()
         if failed_rows is not None:
+            from autovalidate.engines.duckdb import write_parquet
+
             _, invalid = result.split()
             replace_atomically(failed_rows, lambda tmp: write_parquet(invalid, str(tmp)))
     if html is not None or junit is not None:
+        from autovalidate.report import render_html, render_junit, validation_report
+
         report = validation_report(suite, result.verification, rows, file)
         if html is not None:
             write_atomically(html, render_html(report))
@@ -108,6 +115,7 @@ def validate(
     else:
         _print_table(rows)
         console.print(f"status: {result.status.value}", highlight=False)
+        wrote(html, junit, failed_rows)
     if not result.passed:
         raise typer.Exit(EXIT_FAILED)
 
@@ -124,32 +132,42 @@ def _shown(value: Any) -> str:
 
 
 def _print_table(rows: list[dict[str, Any]]) -> None:
-    """One line per constraint; messages and examples of the failing ones below the table."""
-    headers = ("check", "constraint", "status", "value")
+    """One line per constraint; messages and examples of the failing ones below the table.
+
+    The metric column says what each value is: a Deequ metric (Completeness,
+    Compliance: the fraction of rows meeting the constraint; Size: rows) or,
+    for a pattern constraint, the fraction of values that are non-conforming.
+    """
+    from autovalidate.checks.constraints import ConstraintStatus
+
+    headers = ("check", "constraint", "status", "metric", "value")
+    metrics = [row.get("metric") or "" for row in rows]
     values = [_shown(row["value"]) for row in rows]
     # each column's content width: rich shrinks no column that does not wrap, and
     # crops a table wider than the console, status and value first; so the check
-    # and constraint columns get what the status and value leave
+    # and constraint columns get what the status, metric and value leave
     widths = [
         min(MAX_CHECK_WIDTH, max([len(headers[0]), *(len(row["check"]) for row in rows)])),
         0,
         max([len(headers[2]), *map(len, STATUSES)]),
-        max([len(headers[3]), *map(len, values)]),
+        max([len(headers[3]), *map(len, metrics)]),
+        max([len(headers[4]), *map(len, values)]),
     ]
     rules = 3 * len(headers) + 1  # each column: 2 of padding and 1 of rule; one rule more
     widths[1] = max(MIN_LABEL_WIDTH, console.width - rules - sum(widths))
     table = Table(*headers)
     for column, width in zip(table.columns, widths, strict=True):
         column.no_wrap, column.overflow, column.max_width = True, "ellipsis", width
-    table.columns[2].min_width, table.columns[3].min_width = widths[2], widths[3]
-    for row, shown in zip(rows, values, strict=True):
+    for i in (2, 3, 4):
+        table.columns[i].min_width = widths[i]
+    for row, metric, shown in zip(rows, metrics, values, strict=True):
         if row["constraint_status"] == ConstraintStatus.SUCCESS.value:
             status = styled(STATUSES[0], "green")
         elif row["check_level"] == CheckLevel.ERROR.value:
             status = styled(STATUSES[1], "bold red")  # an Error-level check
         else:
             status = styled(STATUSES[2], "yellow")  # a Warning-level check: exit 0
-        table.add_row(row["check"], row["label"], status, shown)
+        table.add_row(row["check"], row["label"], status, metric, shown)
     console.print(table)
     for row in rows:
         if row["passed"]:

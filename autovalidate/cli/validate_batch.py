@@ -4,18 +4,12 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
 from rich.text import Text
 
-from autovalidate.anomaly import (
-    BatchNormalStrategy,
-    ExponentialSmoothingStrategy,
-    OnlineNormalStrategy,
-)
-from autovalidate.anomaly.base import AnomalyDetectionStrategy
-from autovalidate.anomaly.batches import record_batch, validate_batch
 from autovalidate.cli.common import (
     EXIT_FAILED,
     JUNIT_OPTION,
@@ -24,10 +18,12 @@ from autovalidate.cli.common import (
     print_json,
     styled,
     write_atomically,
+    wrote,
 )
 from autovalidate.cli.metrics import REPOSITORY_HELP, parse_tags
-from autovalidate.report import batch_report, render_html, render_junit
-from autovalidate.repository import ResultKey, open_repository
+
+if TYPE_CHECKING:
+    from autovalidate.anomaly.base import AnomalyDetectionStrategy
 
 
 class StrategyName(str, enum.Enum):
@@ -39,6 +35,12 @@ class StrategyName(str, enum.Enum):
 
 
 def _strategy(name: StrategyName, confidence: float, deviations: float) -> AnomalyDetectionStrategy:
+    from autovalidate.anomaly import (
+        BatchNormalStrategy,
+        ExponentialSmoothingStrategy,
+        OnlineNormalStrategy,
+    )
+
     if name is StrategyName.EXPONENTIAL_SMOOTHING:
         return ExponentialSmoothingStrategy(confidence)
     if name is StrategyName.ONLINE_NORMAL:
@@ -52,11 +54,17 @@ def _number(value: float | None) -> str:
 
 @handle_errors
 def validate_batch_command(
-    file: Path = typer.Argument(..., help="CSV/TSV or Parquet file: the new batch."),
+    file: Path = typer.Argument(
+        ..., metavar="FILE", help="CSV/TSV or Parquet file: the new batch."
+    ),
     repository: Path = typer.Option(..., "--repository", "-r", help=REPOSITORY_HELP),
     dataset: str = typer.Option(..., "--dataset", "-d", help="The dataset's name."),
     tag: list[str] = typer.Option(
-        None, "--tag", "-t", help="Only history with this KEY=VALUE tag, repeatable."
+        None,
+        "--tag",
+        "-t",
+        metavar="KEY=VALUE",
+        help="Only history with this KEY=VALUE tag, repeatable.",
     ),
     strategy: StrategyName = typer.Option(
         StrategyName.EXPONENTIAL_SMOOTHING, "--strategy", help="Anomaly detection strategy."
@@ -101,6 +109,10 @@ def validate_batch_command(
 
     Exit codes: 0 accepted, 1 rejected, 2 error (also: too little history).
     """
+    from autovalidate.anomaly.batches import record_batch, validate_batch
+    from autovalidate.report import batch_report, render_html, render_junit
+    from autovalidate.repository import ResultKey, open_repository
+
     tags = parse_tags(tag)
     repo = open_repository(repository)
     result = validate_batch(
@@ -157,5 +169,6 @@ def validate_batch_command(
         )
         if recorded is not None:
             console.print(f"recorded at {recorded.date.isoformat()}")
+        wrote(html, junit)
     if not result.accepted:
         raise typer.Exit(EXIT_FAILED)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ from autovalidate.index.schema import (
     pattern_files,
 )
 from autovalidate.index.state import PART_FILE, iso_time, publish_local
+from autovalidate.wording import counted
 
 __all__ = ["build_params", "check_mergeable", "merge_indexes", "planned_params"]
 
@@ -99,6 +100,7 @@ def merge_indexes(
     overwrite: bool = False,
     threads: int | None = None,
     labels: Sequence[str | None] | None = None,
+    progress: Callable[[str], object] | None = None,
 ) -> IndexMetadata:
     """Add up the per-pattern states of indexes into a new index, published atomically.
 
@@ -123,6 +125,8 @@ def merge_indexes(
         What to record as each input's ``index`` in the lake provenance, in
         the order of ``inputs`` (``None`` records none, e.g. for a temporary
         build); the input paths if not given.
+    progress
+        Called with a line when the inputs are checked and their patterns are summed.
 
     Returns
     -------
@@ -164,6 +168,12 @@ def merge_indexes(
     target = Path(out)
     if target.exists() and not overwrite:
         raise IndexBuildError(f"{target}: already exists; pass --overwrite to replace it")
+
+    (progress or (lambda _: None))(
+        f"sum {counted(sum(m.patterns for m in metas), 'pattern')} of "
+        f"{counted(len(roots), 'index', 'indexes')} "
+        f"({counted(sum(m.corpus.get('columns', 0) for m in metas), 'column')})"
+    )
 
     def write(staging: Path) -> IndexMetadata:
         casts = ", ".join(f"CAST({c} AS {t}) AS {c}" for c, t in SUM_COLUMNS.items())

@@ -3,7 +3,7 @@
 :mod:`~autovalidate.report.model` turns a command's results into plain values;
 :mod:`~autovalidate.report.html` renders them with a jinja2 template (package
 data) and :mod:`~autovalidate.report.charts` draws the metric history charts
-as inline SVG with matplotlib. Install with ``pip install 'autovalidate[report]'``.
+as inline SVG with matplotlib. Install with ``pip install 'autovalidate-lake[report]'``.
 :mod:`~autovalidate.report.junit` writes ``validate`` and ``validate-batch``
 runs as JUnit XML (``--junit FILE``) for CI servers.
 """

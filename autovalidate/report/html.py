@@ -13,6 +13,7 @@ import math
 import re
 from typing import Any
 
+from autovalidate._version import install_hint
 from autovalidate.errors import ParameterError
 from autovalidate.report.model import Report
 
@@ -49,7 +50,7 @@ def render_html(report: Report) -> str:
     except ImportError as exc:  # pragma: no cover - depends on the installation
         raise ParameterError(
             f"an HTML report needs the report extra ({exc.name} is missing): "
-            "pip install 'autovalidate[report]'"
+            + install_hint("report")
         ) from exc
     env = Environment(
         loader=PackageLoader("autovalidate.report", "templates"),

@@ -29,6 +29,7 @@ from autovalidate.export.base import constraint_label, shorten
 from autovalidate.metrics.base import plain
 from autovalidate.pattern_constraint import PatternConstraint
 from autovalidate.patterns.render import describe_pattern
+from autovalidate.wording import counted
 
 if TYPE_CHECKING:
     from autovalidate.anomaly.batches import BatchValidationResult, StatisticDecision
@@ -261,7 +262,12 @@ def validation_rows(
 ) -> list[dict[str, Any]]:
     """One JSON-ready row per constraint of a suite run (``validate --json``'s ``results``).
 
-    Pattern constraints also give their validation result's fields, with the
+    ``value`` is what the constraint was decided on and ``metric`` says what
+    that is: the Deequ metric's name (``Completeness``, ``Compliance``: the
+    fraction of rows that meet it; ``Size``: rows; ...), or
+    :data:`NONCONFORMING` for a pattern constraint, whose value is the fraction
+    of non-null values that do *not* match. Pattern constraints also give their
+    validation result's fields, with the
     non-conforming examples the run fetched (:meth:`ConstraintSuite.run`).
     ``suite`` is ``None`` for checks built in Python: a constraint's label is
     then its name.
@@ -283,6 +289,7 @@ def validation_rows(
                 "constraint_status": outcome.status.value,
                 "constraint_message": outcome.message or "",
                 "passed": outcome.status is ConstraintStatus.SUCCESS,
+                "metric": metric_name(outcome),
                 "value": plain(outcome.value),
             }
             if isinstance(outcome.constraint, PatternRuleConstraint):
@@ -291,6 +298,17 @@ def validation_rows(
                 row["details"] = dict(outcome.details)
             rows.append(row)
     return rows
+
+
+#: What a pattern constraint's ``value`` is, in ``validate``'s rows.
+NONCONFORMING = "non-conforming"
+
+
+def metric_name(outcome: ConstraintResult) -> str | None:
+    """What ``outcome.value`` measures: the metric's name, or :data:`NONCONFORMING` (patterns)."""
+    if isinstance(outcome.constraint, PatternRuleConstraint):
+        return NONCONFORMING
+    return None if outcome.metric is None else outcome.metric.name
 
 
 def _pattern_fields(outcome: ConstraintResult) -> dict[str, Any]:
@@ -346,8 +364,8 @@ def validation_report(
     total = sum(len(c.constraints) for c in checks)
     status = "failed" if failed else ("warning" if warned else "passed")
     summary = (
-        f"{total} constraints in {len(checks)} checks: {total - failed - warned} passed, "
-        f"{failed} failed, {warned} warnings"
+        f"{counted(total, 'constraint')} in {counted(len(checks), 'check')}: "
+        f"{total - failed - warned} passed, {failed} failed, {counted(warned, 'warning')}"
     )
     return Report(
         "validate", str(file), status, summary, checks=tuple(checks), patterns=tuple(patterns)
@@ -420,8 +438,9 @@ def suggestion_report(file: Path, result: ConstraintSuggestionResult) -> Report:
         if isinstance(s.constraint, PatternConstraint)
     )
     summary = (
-        f"{len(result.suggestions)} suggestions for {len(result.column_profiles.profiles)} "
-        f"columns from {result.num_records:,} rows; {len(result.dropped)} dropped"
+        f"{counted(len(result.suggestions), 'suggestion')} for "
+        f"{counted(len(result.column_profiles.profiles), 'column')} from "
+        f"{counted(result.num_records, 'row')}; {len(result.dropped)} dropped"
     )
     return Report(
         "suggest", str(file), "suggested", summary, suggestions=suggestions, patterns=patterns

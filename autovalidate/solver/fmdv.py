@@ -51,8 +51,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-import numpy as np
-
 from autovalidate.errors import ParameterError
 from autovalidate.index.generalization import (
     REPEAT_BOUNDS,
@@ -1122,6 +1120,8 @@ def _plan(
     # of its columns or in none; ``here`` are those with all. Counted for every
     # segment at once from prefix sums of the signatures' filled columns (a
     # loop over signatures per segment was most of the planning of long values).
+    import numpy as np  # here, not at the top: the CLI imports this module for its defaults
+
     width = alignment.width
     filled = np.array([[i is not None for i in position_of[sig]] for sig in sigs], np.int32)
     ends = np.zeros((len(sigs), width + 1), np.int32)

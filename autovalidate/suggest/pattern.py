@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import regex
 
 from autovalidate.drift import TESTS
 from autovalidate.errors import EmptyColumnError, ParameterError
-from autovalidate.index.default import is_default_index, shared_default_index
-from autovalidate.index.reader import PatternIndex
-from autovalidate.io import column_values
 from autovalidate.nulls import DEFAULT_NULL_TOKENS, drop_missing
-from autovalidate.pattern_constraint import PatternConstraint
 from autovalidate.patterns.render import render_body
 from autovalidate.solver.fmdv import METHODS, SolverParams, solve
+
+if TYPE_CHECKING:
+    from autovalidate.index.reader import PatternIndex
+    from autovalidate.pattern_constraint import PatternConstraint
 
 __all__ = ["suggest_pattern"]
 
@@ -159,6 +159,11 @@ def suggest_pattern(
         generalize=generalize,
         max_position_risk=max_position_risk,
     )
+    # the engines, the index reader and DuckDB load here, not when the CLI reads MAX_VALUES
+    from autovalidate.index.default import is_default_index, shared_default_index
+    from autovalidate.io import column_values
+    from autovalidate.pattern_constraint import PatternConstraint
+
     read = [v for v in column_values(values, column) if v is not None]
     if not read:
         raise EmptyColumnError(column)
@@ -209,7 +214,8 @@ def suggest_pattern(
         },
         null_tokens=null_tokens,
         index={
-            "path": str(index.path),
+            # the packaged index's path is only this installation's site-packages
+            "path": None if is_default_index(index) else str(index.path),
             "default": is_default_index(index),
             "tau": index.tau,
             "patterns": index.metadata.patterns,

@@ -406,7 +406,8 @@ def unique_if_approximately_unique(
 
     Applies when ``|1 - approx_distinct / num_records| <= 0.08`` (Deequ
     ``UniqueIfApproximatelyUniqueRule``; the tolerance covers the HyperLogLog
-    error). 000 §5.3 shows it can be wrong: the sample is only approximately unique;
+    error). It can be wrong (Schelter et al., PVLDB 2018, §5.3): the sample is only
+    approximately unique;
     the runner verifies it exactly and weakens it to ``has_uniqueness >= observed``
     where it fails (:func:`weakened`).
     """

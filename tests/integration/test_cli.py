@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -174,10 +175,32 @@ def test_console_script_entry_point():
     assert out.returncode == 0 and "suggest" in out.stdout
 
 
-def test_index_build_output_holds_no_spark_log_lines(lake_mini, tmp_path):
-    """A fresh JVM's warnings and Spark's log lines go to the log file, not the terminal."""
-    from autovalidate.cli.index import SPARK_LOG
+@pytest.mark.parametrize(
+    "command,usage",
+    [
+        (["validate"], "[OPTIONS] FILE"),
+        (["suggest"], "[OPTIONS] FILE"),
+        (["export"], "[OPTIONS] SUITE"),
+        (["index", "merge"], "[OPTIONS] INDEX..."),
+        (["index", "info"], "[OPTIONS] [PATH]"),
+        (["metrics", "record"], "[OPTIONS] FILE"),
+    ],
+)
+def test_help_names_arguments_plainly_and_shows_no_type_after_a_flag(command, usage):
+    """Typer's rich help printed `Usage: ... {file}` and `--help <bool>` (issue 31)."""
+    res = run(*command, "--help")
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines()[0].endswith(usage), res.output
+    assert "<bool>" not in res.output and "{" not in res.output.splitlines()[0]
+    assert re.search(r"^  --help +Show this message and exit\.$", res.output, re.M)
 
+
+def test_index_build_output_holds_no_spark_log_lines(lake_mini, tmp_path):
+    """A fresh JVM's warnings and Spark's log lines go to the log file, not the terminal.
+
+    Off a terminal (here a pipe, as in CI or `| tee`) the build prints progress
+    lines instead of a bar: the phases with their task counts and elapsed time.
+    """
     out = subprocess.run(
         [
             sys.executable,
@@ -201,4 +224,17 @@ def test_index_build_output_holds_no_spark_log_lines(lake_mini, tmp_path):
     assert "built" in shown
     for noise in ("WARN", "log4j", "Using incubator modules", "SparkContext"):
         assert noise not in shown, shown
-    assert "log4j" in SPARK_LOG.read_text()  # the JVM did talk: into the log
+    *progress, last = out.stdout.strip().splitlines()
+    first = re.fullmatch(r"\[ *0\.\d s\] starting Spark \(its log: (.+)\)", progress[0])
+    assert first, out.stdout
+    log = Path(first.group(1))
+    assert re.fullmatch(r"autovalidate-spark-\d+\.log", log.name)  # a log per build process
+    assert "log4j" in log.read_text()  # the JVM did talk: into the log
+    assert any(
+        re.fullmatch(r"\[ *\d+\.\d s\] enumerate patterns: \d+/\d+ tasks", line)
+        for line in progress
+    ), out.stdout
+    seconds = json.loads((tmp_path / "index" / "_autovalidate_index.json").read_text())
+    assert re.search(
+        rf" in {seconds['build']['wall_seconds']:.1f} s, after \d+\.\d s starting Spark$", last
+    ), last

@@ -4,6 +4,8 @@ validate-batch; exit codes 0/1/2 and one-line errors."""
 from __future__ import annotations
 
 import json
+import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -51,7 +53,40 @@ def test_suggest_table_output_names_the_default_index_once(dirty_clean):
     assert res.exit_code == 0, res.output
     assert res.output.count("default index: public corpus") == 1, res.output
     assert "pattern rule applied with the default index" in res.output
-    assert "CompleteIf" not in res.output and ".is_complete('id')" in res.output
+    assert "CompleteIf" not in res.output and re.search(r"│ id +│ is_complete +│", res.output)
+    verbose = run("suggest", dirty_clean / "rayyan" / "clean.csv", "--verbose")
+    assert verbose.exit_code == 0, verbose.output
+    assert "CompleteIf" not in verbose.output and ".is_complete('id')" in verbose.output
+
+
+def test_whole_table_suggest_is_one_line_per_suggestion_unless_verbose(dirty_clean, monkeypatch):
+    """Beers: 44 suggestions, categorical ranges of up to 99 styles, a weakened uniqueness."""
+    from autovalidate.cli.common import console
+
+    beers = dirty_clean / "beers" / "clean.csv"
+    doc = json.loads(run("suggest", beers, "--json").output)
+    monkeypatch.setattr(console, "width", 80)
+    res = run("suggest", beers)
+    assert res.exit_code == 0, res.output
+    rows = [line for line in res.output.splitlines() if line.startswith("│")]
+    assert len(rows) == len(doc["suggestions"]) > 40, res.output  # no row folds onto a second
+    assert all(len(row) <= 80 for row in rows)
+    ranges = [s for s in doc["suggestions"] if "value range" in s["description"]]
+    styles = [s for s in ranges if s["column"] == "style"]
+    monkeypatch.setattr(console, "width", 200)
+    wide = run("suggest", beers).output
+    n = len(styles[0]["constraint"]["allowed_values"])
+    assert n > 3 and f"is_contained_in [{n} values: 'American IPA', " in wide, wide
+    (row,) = [line for line in wide.splitlines() if f"[{n} values:" in line]
+    assert not any(repr(v) in row for v in styles[0]["constraint"]["allowed_values"][3:])
+    (weakened,) = [s for s in doc["suggestions"] if s["adjustment"]]
+    assert weakened["column"] == "beer-name"
+    weakened_row = r"│ beer-name +│ has_uniqueness >= 0.92 +│ weakened: is_unique failed here"
+    assert re.search(weakened_row, wide), wide
+    monkeypatch.setattr(console, "width", 6000)  # no cell folds: each row on one line
+    full = run("suggest", beers, "--verbose").output
+    assert all(repr(v) in full for v in styles[0]["constraint"]["allowed_values"])
+    assert "weakened to .has_uniqueness('beer-name', lambda x: x >= 0.92)" in full
 
 
 def test_suggest_column_without_an_index_uses_the_default_and_says_so(dirty_clean):
@@ -63,6 +98,9 @@ def test_suggest_column_without_an_index_uses_the_default_and_says_so(dirty_clea
     doc = json.loads(run("suggest", clean, "--column", "ZipCode", "--json").output)
     assert doc["index"]["default"] is True and doc["index"]["patterns"] > 10_000
     assert doc["constraint"]["index"]["default"] is True
+    # a suite travels: no path of this installation's site-packages in it
+    assert doc["constraint"]["index"]["path"] is None
+    assert "default-index" not in json.dumps(doc["constraint"])
 
 
 def test_index_info_default_shows_sources_licenses_and_versions():
@@ -73,6 +111,8 @@ def test_index_info_default_shows_sources_licenses_and_versions():
     for needle in ("public corpus", "GPL-3", "CC BY 4.0", "hierarchy", f"Cov_T >= {floor}"):
         assert needle in res.output, needle
     assert "left out" in res.output
+    # where the corpus was on the machine that built the index says nothing here
+    assert "../shared" not in res.output and re.search(r"\d+ public sources \(below\)", res.output)
     doc = json.loads(run("index", "info", "--default", "--json").output)
     assert doc["build"]["floor"] == floor > 1 and doc["corpus"]["sources"]
     assert run("index", "info").exit_code == 2
@@ -275,3 +315,37 @@ def test_errors_are_one_line_with_exit_code_2(dirty_clean, tmp_path, args, needl
     lines = [ln for ln in res.output.splitlines() if ln.strip()]
     assert lines[0].startswith("error:") and needle in " ".join(lines), res.output
     assert "Traceback" not in res.output
+
+
+def test_readme_whole_table_example_fails_the_dirty_flights_for_the_reasons_it_gives(tmp_path):
+    """The README's suggest/validate lines on flights, run as written (the suite in tmp_path)."""
+    root = Path(__file__).resolve().parents[2]
+    readme = (root / "README.md").read_text()
+    section = readme.split("## Suggestions for whole tables", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```bash\n(.*?)```", section, re.S).group(1)
+    suggest_line, validate_line = block.splitlines()[:2]
+    suite = str(tmp_path / "flights.json")
+    ran = []
+    cwd = Path.cwd()
+    os.chdir(root)  # the lines read ../shared from the repository root
+    try:
+        for line in (suggest_line, validate_line):
+            command, _, comment = line.partition("#")
+            args = [suite if a == "flights.json" else a for a in command.split()[1:]]
+            ran.append(
+                (run(*args), int(m.group(1)) if (m := re.search(r"exit (\d)", comment)) else 0)
+            )
+    finally:
+        os.chdir(cwd)
+    for res, expected in ran:
+        assert res.exit_code == expected, res.output
+    made, failed = ran[0][0].output, " ".join(ran[1][0].output.split())
+    count = re.search(r"^(\d+) suggestions for 7 columns", made, re.M).group(1)
+    assert f"({count} for the 7 columns of flights" in " ".join(section.split())
+    assert Path(suite).exists()
+    reasons = re.findall(
+        r"`([^`]*(?:failed|meet the constraint)[^`]*)`", " ".join(section.split())
+    )
+    assert len(reasons) == 2  # the README quotes two failures and their messages
+    for quoted in reasons:
+        assert quoted in failed, quoted

@@ -1,7 +1,7 @@
 """The core install, without the ``spark`` extra: suggest and validate work without Spark.
 
 Each command runs in a fresh interpreter in which ``pyspark`` and ``py4j``
-cannot be imported, as after ``pip install autovalidate`` without ``[spark]``.
+cannot be imported, as after ``pip install autovalidate-lake`` without ``[spark]``.
 """
 
 from __future__ import annotations
@@ -57,6 +57,14 @@ def _quick_start() -> tuple[list[str], str]:
     return commands.splitlines(), pasted
 
 
+def _pasted_under(pasted: str, command: str) -> list[str]:
+    """The README's output lines under ``$ COMMAND``, without the elided ``...``."""
+    section = pasted.split(f"$ {command}\n", 1)[1].split("\n$ ", 1)[0]
+    lines = [ln.rstrip() for ln in section.splitlines() if ln.strip() not in ("", "...")]
+    assert lines, command
+    return lines
+
+
 def test_readme_quick_start_runs_with_the_default_index_and_no_spark(dirty_clean, tmp_path):
     """Every `autovalidate` line of the quick start, in a directory with the two CSV files."""
     lines, pasted = _quick_start()
@@ -70,6 +78,11 @@ def test_readme_quick_start_runs_with_the_default_index_and_no_spark(dirty_clean
         expected = int(m.group(1)) if (m := re.search(r"exit (\d)", comment)) else 0
         res = cli_without_spark(*shlex.split(command)[1:], cwd=tmp_path)
         assert res.returncode == expected, (line, res.stdout + res.stderr)
+        # and prints what the README shows under it (the reason of a failure included)
+        shown = [ln.rstrip() for ln in res.stdout.splitlines()]
+        for want in _pasted_under(pasted, command.strip()):
+            pattern = re.sub(r"\d+\\ ms$", r"\\d+\\ ms", re.escape(want))
+            assert any(re.fullmatch(pattern, got) for got in shown), (want, res.stdout)
         if "suggest" in command:
             assert "default index: public corpus" in res.stdout
             pattern = re.search(r"pattern +(\S+)", res.stdout).group(1)
@@ -83,7 +96,7 @@ def test_index_build_says_in_one_line_what_to_install(lake_mini, tmp_path):
     assert res.returncode == 2, res.stdout + res.stderr
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in res.stderr, res.stderr
-    assert "pip install 'autovalidate[spark]'" in lines[0]
+    assert "pip install 'autovalidate-lake[spark]'" in lines[0]
     assert not (tmp_path / "i").exists()
 
 
@@ -112,7 +125,7 @@ def test_the_wheel_suggests_with_its_default_index_in_a_fresh_venv(dirty_clean, 
         check=True,
         timeout=600,
     )
-    (wheel,) = dist.glob("autovalidate-*.whl")
+    (wheel,) = dist.glob("autovalidate_lake-*.whl")
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     subprocess.run([venv / "bin" / "pip", "install", "-q", wheel], check=True, timeout=900)
     work.mkdir()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -53,12 +54,21 @@ def test_cli_merge_and_info(lakes, tmp_path):
     write_local_index(values_of(lakes["all"]), tmp_path / "all")
     res = run("index", "merge", tmp_path / "old", tmp_path / "new", "--out", tmp_path / "m")
     assert res.exit_code == 0, res.output
-    assert res.output.startswith("merged") and "from 2 lakes, 100 columns" in res.output
+    *progress, last = res.output.strip().splitlines()
+    assert last.startswith("merged") and "from 2 lakes, 100 columns" in last
+    # off a terminal, the merge step is a progress line with its counts and elapsed time
+    line = r"\[ *\d+\.\d s\] sum [\d,]+ patterns of 2 indexes \(100 columns\)"
+    assert re.fullmatch(line, progress[0]), res.output
+    seconds = json.loads((tmp_path / "m" / "_autovalidate_index.json").read_text())["build"][
+        "wall_seconds"
+    ]
+    assert last.endswith(f" in {seconds:.1f} s")  # the duration `index info` shows
     assert_same_index(tmp_path / "m", tmp_path / "all")
     info = run("index", "info", tmp_path / "m")
     assert info.exit_code == 0, info.output
     shown = " ".join(info.output.split())  # rich wraps long rows
     assert "old + new: 100 columns" in shown
+    assert f" in {seconds:.1f} s on " in shown  # one duration, the same as merge printed
     assert shown.count(" lake ") == 2 and f"from index {tmp_path / 'new'}" in shown
     as_json = json.loads(run("index", "info", tmp_path / "m", "--json").output)
     assert [lake["path"] for lake in as_json["corpus"]["lakes"]] == ["old", "new"]

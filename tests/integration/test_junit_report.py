@@ -177,3 +177,19 @@ def test_validate_batch_has_a_test_case_per_statistic(hospital_history, tmp_path
 def test_a_suggest_report_has_no_test_results():
     with pytest.raises(ParameterError, match="no test results"):
         render_junit(Report("suggest", "t.csv", "suggested", "3 suggestions"))
+
+
+def test_every_file_written_is_named_as_out_is(dirty_clean, zip_suite, hospital_history, tmp_path):
+    """--html, --junit and --failed-rows wrote silently while --out said `wrote FILE` (issue 31)."""
+    dirty = dirty_clean / "hospital" / "dirty.csv"
+    html, xml, rows = tmp_path / "r.html", tmp_path / "r.xml", tmp_path / "failed.parquet"
+    args = ["--html", html, "--junit", xml, "--failed-rows", rows]
+    res = run("validate", dirty, "-c", zip_suite, "--rename", "ZipCode=zip", *args)
+    assert res.exit_code == 1, res.output
+    assert res.output.splitlines()[-3:] == [f"wrote {html}", f"wrote {xml}", f"wrote {rows}"]
+    assert html.exists() and xml.exists() and rows.exists()
+    as_json = run("validate", dirty, "-c", zip_suite, "--rename", "ZipCode=zip", "--json", *args)
+    assert json.loads(as_json.output)["passed"] is False  # stdout holds the JSON alone
+    repo, new = hospital_history
+    res = run("validate-batch", new, "-r", repo, "-d", "h", "--html", html, "--junit", xml)
+    assert res.output.splitlines()[-2:] == [f"wrote {html}", f"wrote {xml}"], res.output

@@ -276,3 +276,17 @@ def test_a_multi_format_constraint_round_trips_and_checks_its_formats(small_inde
     d["segments"][1]["branch"] = 2
     with pytest.raises(ConstraintFormatError):
         PatternConstraint.from_dict(d)
+
+
+def test_examples_are_distinct_values(tmp_path):
+    """A typo repeated in the batch is one example, not several copies (issue 31)."""
+    from autovalidate.checks.spec import ConstraintSuite
+
+    c = make()
+    values = ["1-AB", "1-AB", "12-AB", "1-AB", "xx", "xx", "yy"]
+    assert c.validate(values).examples == ("1-AB", "xx", "yy")  # in one scan, smallest first
+    batch = tmp_path / "batch.csv"
+    batch.write_text("code\n" + "".join(f"{v}\n" for v in values))
+    suite = ConstraintSuite.from_dict(json.loads(suite_to_json([c])))
+    (outcome,) = suite.run(str(batch)).check_results[0].constraint_results
+    assert outcome.details["examples"] == ["1-AB", "xx", "yy"]  # the suite's query, batch order

@@ -10,6 +10,16 @@ def test_the_hospital_example_runs():
     namespace = run_markdown_examples("pipelines.md", at_least=1)
     assert namespace["result"].status is av.CheckStatus.ERROR
     assert len(namespace["bad_zips"]) == 30
+    # it fails for the reasons the page gives: the zip typos and the emergency service typos
+    failed = {
+        row["label"].split("(", 1)[0]: row["constraint_message"]
+        for row in namespace["result"].rows()
+        if not row["passed"]
+    }
+    assert failed == {
+        "PatternMatchConstraint": "Value: 0.97 does not meet the constraint requirement!",
+        "ComplianceConstraint": "Value: 0.973 does not meet the constraint requirement!",
+    }
 
 
 def test_the_orchestrator_examples_compile():

@@ -1,4 +1,4 @@
-"""Anomaly detection strategies against Deequ's semantics; the 001 forecast against statsmodels."""
+"""Anomaly strategies against Deequ's semantics; Redyuk et al.'s forecast against statsmodels."""
 
 from __future__ import annotations
 
