@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from autovalidate.engines.spark import first_error_line
 from autovalidate.errors import IndexBuildError, ParameterError
 from autovalidate.index.schema import (
     METADATA_FILE,
@@ -247,7 +248,7 @@ def build_index(
         fs.publish(staging, out_uri, overwrite=overwrite)
     except (PySparkException, Py4JError) as exc:
         fs.delete(staging)
-        raise IndexBuildError(f"index build of {lake} failed: {_first_line(exc)}") from exc
+        raise IndexBuildError(f"index build of {lake} failed: {first_error_line(exc)}") from exc
     except BaseException:
         fs.delete(staging)
         raise
@@ -262,16 +263,6 @@ def build_index(
     if progress:
         progress(BuildProgress("done", 1, 1, time.time() - started))
     return meta
-
-
-def _first_line(exc: BaseException) -> str:
-    """The informative line of a Spark error: a Python worker's own exception if there is one."""
-    lines = [ln.strip() for ln in str(exc).strip().splitlines() if ln.strip()]
-    for line in reversed(lines):
-        head = line.split(":", 1)[0]
-        if head.endswith(("Error", "Exception")) and " " not in head:
-            return line
-    return lines[0] if lines else type(exc).__name__
 
 
 def _ship_package(sc: Any) -> None:

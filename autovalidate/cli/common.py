@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from autovalidate.engines import open_engine
+from autovalidate.engines import Engine, open_engine
 from autovalidate.engines.duckdb import DATA_NAME
 from autovalidate.errors import AutovalidateError, DataSourceError, ParameterError
 
@@ -106,11 +106,14 @@ def reading(file: Path) -> Iterator[None]:
         raise DataSourceError(str(file), str(exc)[len(DATA_NAME) + 2 :]) from exc
 
 
-def require_rows(file: Path) -> None:
-    """Raise :class:`DataSourceError` unless ``file`` has a data row (reads one row)."""
+def require_rows(data: Path | Engine, file: Path) -> None:
+    """Raise :class:`DataSourceError` unless ``data`` (``file``, or an engine on it) has a data row.
+
+    Reads one row.
+    """
     from autovalidate.metrics.expressions import lit
 
-    with open_engine(file) as engine:
+    with open_engine(data) as engine:
         if not engine.sample(lit(True), [lit(1)], 1):
             raise DataSourceError(str(file), "no data rows (a header only)")
 

@@ -134,7 +134,7 @@ def suggest(
         "max_values": max_values or None,
     }
     with reading(file):
-        require_rows(file)
+        require_rows(file, file)
         if column is not None:
             _suggest_pattern(file, column, index, pattern_options, out, as_json, html)
         else:

@@ -25,6 +25,7 @@ from autovalidate.cli.common import (
     styled,
     write_atomically,
 )
+from autovalidate.engines import open_engine
 from autovalidate.engines.duckdb import write_parquet
 from autovalidate.report import render_html, render_junit, validation_report
 from autovalidate.repository import open_repository
@@ -84,10 +85,11 @@ def validate(
     suite = ConstraintSuite.load(constraints)
     repo = None if repository is None else open_repository(repository)
     renamed = parse_rename(rename)
-    with reading(file):
-        require_rows(file)
+    # the suite's SQL runs on a DuckDB database with no file access but FILE's
+    with reading(file), open_engine(str(file), sandbox=True) as engine:
+        require_rows(engine, file)
         result = pipeline.validate(
-            str(file),
+            engine,
             suite,
             repository=repo,
             rename=renamed,

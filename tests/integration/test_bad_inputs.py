@@ -218,6 +218,27 @@ def _tampered(doc: dict) -> None:
     doc["regex"] = r"\A(?:(a|aa)+)\z"
 
 
+def _suite_of(f: Files, name: str, constraint: dict) -> Path:
+    """A suite file of one Deequ constraint, as a hand-edited or hostile suite is."""
+    doc = {
+        "format": "autovalidate-suite",
+        "version": 2,
+        "checks": [{"description": "a", "level": "Error", "constraints": [constraint]}],
+    }
+    path = f.root / name
+    path.write_text(json.dumps(doc))
+    return path
+
+
+LEAK = "CAST(id AS INTEGER) < ascii(substr((SELECT content FROM read_text('/etc/passwd')),1,1))"
+
+
+def _deequ(f: Files, name: str, **constraint: object) -> Result:
+    data = f.csv("ids.csv", "id,name\n" + "".join(f"{i},n{i}\n" for i in range(1000)))
+    suite = _suite_of(f, name, {"kind": "deequ", **constraint})
+    return run("validate", data, "-c", suite)
+
+
 CASES: dict[tuple[str, str], Callable[[Files], Result]] = {
     ("missing file", "validate"): lambda f: run("validate", f.root / "nope[1].csv", "-c", f.suite),
     ("0-byte file", "suggest"): lambda f: run(
@@ -278,6 +299,21 @@ CASES: dict[tuple[str, str], Callable[[Files], Result]] = {
     ),
     ("hand-edited regex in a constraint", "validate"): lambda f: run(
         "validate", f.train, "-c", _constraint_edit(f, "tampered.json", _tampered)
+    ),
+    ("suite predicate reading a file (`read_text` in a subquery)", "validate"): lambda f: _deequ(
+        f, "leak.json", constraint="satisfies", predicate=LEAK, constraint_name="leak"
+    ),
+    ("suite `where` calling `getenv`", "validate"): lambda f: _deequ(
+        f, "env.json", constraint="is_complete", column="id", where="getenv('HOME') = ''"
+    ),
+    ("suite predicate of two statements", "validate"): lambda f: _deequ(
+        f, "two.json", constraint="satisfies", predicate="id > 0; SELECT 1", constraint_name="x"
+    ),
+    ("`has_pattern` regex with a look-ahead", "validate"): lambda f: _deequ(
+        f, "ahead.json", constraint="has_pattern", column="name", pattern="(?=n)n[0-9]+"
+    ),
+    ("`has_pattern` regex nesting repetitions (`(a+)+`)", "validate"): lambda f: _deequ(
+        f, "nested.json", constraint="has_pattern", column="name", pattern="(a+)+"
     ),
     ("report file in a directory that does not exist", "validate --junit"): lambda f: run(
         "validate", f.train, "-c", f.suite, "--junit", f.root / "no-such-dir" / "report.xml"
