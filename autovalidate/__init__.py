@@ -70,7 +70,9 @@ from autovalidate.errors import (
     MissingDependencyError,
     ParameterError,
     PatternIndexError,
+    QueryError,
     RepositoryError,
+    UnsafeInputError,
     ValidationFailedError,
 )
 from autovalidate.index.default import open_default_index
@@ -112,7 +114,9 @@ __all__ = [
     "PatternIndexError",
     "PatternStats",
     "PatternValidationResult",
+    "QueryError",
     "RepositoryError",
+    "UnsafeInputError",
     "ValidationFailedError",
     "ValidationResult",
     "VerificationResult",

@@ -14,6 +14,7 @@ are ``try_cast`` and no division happens in Spark.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -189,13 +190,22 @@ def _kind(data_type: Any) -> ColumnKind:
     return ColumnKind.OTHER
 
 
+_ERROR_LINE = re.compile(r"[\w.$]*(Error|Exception)\b")
+
+
 def first_error_line(exc: BaseException) -> str:
-    """The informative line of a Spark error: a Python worker's own exception if there is one."""
-    lines = [ln.strip() for ln in str(exc).strip().splitlines() if ln.strip()]
-    for line in reversed(lines):
-        head = line.split(":", 1)[0]
-        if head.endswith(("Error", "Exception")) and " " not in head:
-            return line
+    """The informative line of a Spark error, one line.
+
+    A Python worker's own exception (the last line of its traceback) if there
+    is one; else the first Java or Python exception named in the message (a
+    JVM error's ``SparkException: [FAILED_READ_FILE...] ... file ...``), not
+    py4j's ``An error occurred while calling ...``.
+    """
+    text = str(exc).strip()
+    lines = [ln.strip().lstrip(":").strip() for ln in text.splitlines() if ln.strip()]
+    named = [ln for ln in lines if _ERROR_LINE.match(ln) and not ln.startswith("at ")]
+    if named:
+        return named[-1] if "Traceback (most recent call last)" in text else named[0]
     return lines[0] if lines else type(exc).__name__
 
 
