@@ -60,6 +60,7 @@ from autovalidate.pattern_constraint import (
     PatternConstraint,
     nonconforming_examples,
 )
+from autovalidate.schemas import PATTERN_CONSTRAINT_SCHEMA, SUITE_SCHEMA, check_document
 from autovalidate.user_code import check_sql_expression, check_user_regex
 
 if TYPE_CHECKING:
@@ -588,15 +589,21 @@ class ConstraintSuite:
         Raises
         ------
         ConstraintFormatError
-            If the document is not a suite or something in it is malformed.
+            If the document is not a suite or something in it is malformed: a
+            field of the wrong type or out of range is named by its JSON path
+            (``suite.json: $.checks[0].constraints[2].alpha: '0.01' is not of
+            type 'number'``; :data:`~autovalidate.schemas.SUITE_SCHEMA`).
         """
         if isinstance(doc, dict) and doc.get("kind") == CONSTRAINT_KIND:
+            check_document(doc, PATTERN_CONSTRAINT_SCHEMA, source)
             return cls.of_patterns([_pattern(doc, source, 0)])
         if not (isinstance(doc, dict) and doc.get("format") == SUITE_FORMAT):
             raise ConstraintFormatError(
                 f"{source}: neither a constraint suite nor a pattern constraint"
             )
         version = doc.get("version")
+        if version in (SUITE_VERSION, SUITE_VERSION_CHECKS):
+            check_document(doc, SUITE_SCHEMA, source)
         if version == SUITE_VERSION:
             items = doc.get("constraints")
             if not isinstance(items, list):

@@ -214,6 +214,11 @@ def _constraint_edit(f: Files, name: str, edit: Callable[[dict], None]) -> Path:
     return path
 
 
+def _in_suite(f: Files, name: str, **changes: object) -> Result:
+    """The suite ``suggest --out`` wrote, its pattern constraint edited by hand."""
+    return run("validate", f.train, "-c", _constraint_edit(f, name, lambda d: d.update(changes)))
+
+
 def _tampered(doc: dict) -> None:
     doc["regex"] = r"\A(?:(a|aa)+)\z"
 
@@ -299,6 +304,24 @@ CASES: dict[tuple[str, str], Callable[[Files], Result]] = {
     ),
     ("hand-edited regex in a constraint", "validate"): lambda f: run(
         "validate", f.train, "-c", _constraint_edit(f, "tampered.json", _tampered)
+    ),
+    ('hand-edited `"alpha": "0.01"` in a pattern constraint', "validate"): lambda f: _in_suite(
+        f, "alpha.json", alpha="0.01"
+    ),
+    ('hand-edited `"null_tokens": "NULL"` in a pattern constraint', "validate"): lambda f: (
+        _in_suite(f, "tokens.json", null_tokens="NULL")
+    ),
+    ('hand-edited `"train_n": true` in a pattern constraint', "validate"): lambda f: _in_suite(
+        f, "n.json", train_n=True
+    ),
+    ("hand-edited `train_nonconforming` (a wider tolerance)", "validate"): lambda f: _in_suite(
+        f, "wider.json", train_nonconforming=30
+    ),
+    ('hand-edited `"allowed_values": "abc"`', "validate"): lambda f: _deequ(
+        f, "abc.json", constraint="is_contained_in", column="name", allowed_values="abc"
+    ),
+    ("a bound of `10**400` in an assertion", "validate"): lambda f: _deequ(
+        f, "big.json", constraint="has_size", assertion={"op": ">=", "value": 10**400}
     ),
     ("suite predicate reading a file (`read_text` in a subquery)", "validate"): lambda f: _deequ(
         f, "leak.json", constraint="satisfies", predicate=LEAK, constraint_name="leak"
