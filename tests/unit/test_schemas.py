@@ -1,4 +1,4 @@
-"""The suite and pattern constraint schemas (issue 30): types, ranges, the digest of verdict fields."""
+"""The suite and constraint schemas (issue 30): types, ranges, a digest of the verdict fields."""
 
 from __future__ import annotations
 
