@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
 import tempfile
 import time
-import uuid
 from pathlib import Path
 
 import typer
@@ -21,6 +22,7 @@ from autovalidate.index.merge import (
     merge_indexes,
     planned_params,
 )
+from autovalidate.index.publish import check_writable, staging_dir
 from autovalidate.index.reader import PatternIndex
 from autovalidate.index.schema import IndexMetadata
 from autovalidate.patterns.enumeration import DEFAULT_BUDGET, DEFAULT_LADDER, DEFAULT_TAU
@@ -89,15 +91,14 @@ def build(
 
     Exit codes: 0 built, 2 error (nothing is published at OUT then).
     """
-    from autovalidate.sparkutil import local_session, require_pyspark
+    from autovalidate.sparkutil import require_pyspark
 
     require_pyspark("autovalidate index build")
-    from index_jobs.build_index import BuildProgress, build_index
-
     if not lake.is_dir():
         raise IndexBuildError(f"{lake}: no such lake directory")
     if out.exists() and not overwrite:
         raise IndexBuildError(f"{out}: already exists; pass --overwrite to replace it")
+    check_writable(out)  # before Spark starts, not after the build
     ladder = tuple(sorted({min_coverage, *[c for c in DEFAULT_LADDER if c > min_coverage]}))
     built_out = out
     if merge_into is not None:
@@ -106,8 +107,51 @@ def build(
         existing.close()
         planned = planned_params(tau=tau, budget=budget, ladder=ladder)
         check_mergeable([(str(merge_into), build_params(existing.metadata)), (str(lake), planned)])
-        built_out = out.parent / f".{out.name}.new-{uuid.uuid4().hex[:12]}"
     started = time.time()
+    with contextlib.ExitStack() as stack:
+        if merge_into is not None:
+            # LAKE's index goes to a directory beside OUT that this process holds locked:
+            # what a killed run leaves there, the next publish or open at OUT removes
+            holder, fd = staging_dir(out)
+            stack.callback(shutil.rmtree, holder, True)
+            stack.callback(os.close, fd)
+            built_out = holder / "index"
+        meta = _build(
+            lake,
+            out,
+            built_out,
+            merge_into,
+            tau,
+            budget,
+            ladder,
+            master,
+            partitions,
+            overwrite,
+            as_json=as_json,
+            verbose=verbose,
+        )
+    _published("built", out, meta, started, as_json=as_json)
+
+
+def _build(
+    lake: Path,
+    out: Path,
+    built_out: Path,
+    merge_into: Path | None,
+    tau: int,
+    budget: int,
+    ladder: tuple[float, ...],
+    master: str,
+    partitions: int | None,
+    overwrite: bool,
+    *,
+    as_json: bool,
+    verbose: bool,
+) -> IndexMetadata:
+    """Run the Spark build of LAKE to ``built_out``, then merge it into ``merge_into`` at OUT."""
+    from autovalidate.sparkutil import local_session
+    from index_jobs.build_index import BuildProgress, build_index
+
     with Progress(
         TextColumn("{task.description}", style="bold", markup=False),
         BarColumn(),
@@ -125,30 +169,26 @@ def build(
         def report(p: BuildProgress) -> None:
             progress.update(task, description=p.phase, completed=p.completed, total=p.total or None)
 
-        try:
-            meta = build_index(
-                spark,
-                str(lake),
-                str(built_out),
-                tau=tau,
-                budget=budget,
-                ladder=ladder,
-                partitions=partitions,
-                overwrite=overwrite and merge_into is None,
-                progress=report,
+        meta = build_index(
+            spark,
+            str(lake),
+            str(built_out),
+            tau=tau,
+            budget=budget,
+            ladder=ladder,
+            partitions=partitions,
+            overwrite=overwrite and merge_into is None,
+            progress=report,
+        )
+        if merge_into is not None:
+            progress.update(task, description="merge", completed=0, total=None)
+            meta = merge_indexes(
+                [merge_into, built_out],
+                out,
+                overwrite=overwrite,
+                labels=[str(merge_into), None],
             )
-            if merge_into is not None:
-                progress.update(task, description="merge", completed=0, total=None)
-                meta = merge_indexes(
-                    [merge_into, built_out],
-                    out,
-                    overwrite=overwrite,
-                    labels=[str(merge_into), None],
-                )
-        finally:
-            if built_out != out:
-                shutil.rmtree(built_out, ignore_errors=True)
-    _published("built", out, meta, started, as_json=as_json)
+    return meta
 
 
 @app.command("merge")

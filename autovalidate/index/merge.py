@@ -13,6 +13,7 @@ merging, not by rebuilding the lake.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections import Counter
@@ -24,7 +25,7 @@ import duckdb
 
 from autovalidate.errors import IndexBuildError, IndexMergeError, ParameterError
 from autovalidate.index.reader import PatternIndex
-from autovalidate.index.schema import PATTERNS_DIR, SUM_COLUMNS, IndexMetadata, pattern_files
+from autovalidate.index.schema import PATTERNS_DIR, SUM_COLUMNS, IndexMetadata
 from autovalidate.index.state import PART_FILE, iso_time, publish_local
 
 __all__ = ["build_params", "check_mergeable", "merge_indexes", "planned_params"]
@@ -147,13 +148,24 @@ def merge_indexes(
         labels = [str(r) for r in roots]
     if len(labels) != len(roots):
         raise ParameterError(f"{len(labels)} labels for {len(roots)} input indexes")
-    metas = []
-    for root in roots:
-        # checks the metadata, the version and that no part file is missing
-        with PatternIndex.open(root, in_memory=False) as index:
-            metas.append(index.metadata)
+    # each input checked (metadata, version, no part file missing) and held open until the
+    # merge is published: a publish over an input (M into M) keeps its version meanwhile
+    with contextlib.ExitStack() as held:
+        indexes = [held.enter_context(PatternIndex.open(r, in_memory=False)) for r in roots]
+        return _merge(indexes, roots, labels, Path(out), overwrite, threads, started)
+
+
+def _merge(
+    indexes: Sequence[PatternIndex],
+    roots: Sequence[Path],
+    labels: Sequence[str | None],
+    target: Path,
+    overwrite: bool,
+    threads: int | None,
+    started: float,
+) -> IndexMetadata:
+    metas = [index.metadata for index in indexes]
     check_mergeable([(str(r), build_params(m)) for r, m in zip(roots, metas, strict=True)])
-    target = Path(out)
     if target.exists() and not overwrite:
         raise IndexBuildError(f"{target}: already exists; pass --overwrite to replace it")
 
@@ -162,8 +174,8 @@ def merge_indexes(
         sums = ", ".join(f"CAST(sum({c}) AS {t}) AS {c}" for c, t in SUM_COLUMNS.items())
         sources = " UNION ALL ".join(
             f"SELECT pattern_id, pattern, {casts} "
-            f"FROM read_parquet({[str(f) for f in pattern_files(r)]!r})"
-            for r in roots
+            f"FROM read_parquet({[str(f) for f in index.files]!r})"
+            for index in indexes
         )
         part = staging / PATTERNS_DIR / PART_FILE
         con = duckdb.connect()

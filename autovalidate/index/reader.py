@@ -21,6 +21,7 @@ import numpy as np
 import pyarrow as pa
 
 from autovalidate.errors import IndexSchemaError
+from autovalidate.index.publish import IndexLease, open_version
 from autovalidate.index.schema import (
     PATTERN_COLUMNS,
     PATTERNS_DIR,
@@ -88,6 +89,10 @@ class PatternIndex:
     ):
         self.path = path
         self.metadata = metadata
+        #: The pattern files read (in the version directory of a versioned index).
+        self.files: list[Path] = []
+        #: The hold on the directory read (released by :meth:`close`).
+        self.lease = IndexLease(path, None)
         self._con = con
         self._lock = threading.Lock()
         self._prior: FprPrior | None = None
@@ -121,7 +126,9 @@ class PatternIndex:
         Parameters
         ----------
         path
-            The index directory.
+            The index directory (plain, or versioned: then the version it
+            points to is read, and held until :meth:`close` so that no
+            publish removes it; :mod:`autovalidate.index.publish`).
         in_memory
             Load the pattern table into memory, sorted by ``pattern_id``
             (lookups by binary search: fast, and flat in the index size);
@@ -144,7 +151,20 @@ class PatternIndex:
             If its files lack a column or cannot be read, or hold another number
             of patterns than the metadata records (a partial index).
         """
-        root = Path(path)
+        lease = open_version(path)
+        try:
+            index = cls._open(Path(path), lease.path, in_memory=in_memory, threads=threads)
+        except BaseException:
+            lease.close()
+            raise
+        index.lease = lease
+        return index
+
+    @classmethod
+    def _open(
+        cls, path: Path, root: Path, *, in_memory: bool, threads: int | None
+    ) -> PatternIndex:
+        """:meth:`open` of the directory ``root`` holding the files (a version of ``path``)."""
         metadata = read_metadata(root)
         files = pattern_files(root)
         if not files:
@@ -187,7 +207,9 @@ class PatternIndex:
                 f"its metadata records {metadata.patterns:,} (a part file is missing or was "
                 "changed); rebuild it",
             )
-        return cls(root, metadata, con, table)
+        index = cls(path, metadata, con, table)
+        index.files = files
+        return index
 
     @property
     def tau(self) -> int:
@@ -377,6 +399,7 @@ class PatternIndex:
         """Release the DuckDB connection and the in-memory table."""
         self._con.close()
         self._table = self._ids = self._patterns = None
+        self.lease.close()
 
     def __enter__(self) -> PatternIndex:
         return self
