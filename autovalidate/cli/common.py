@@ -28,6 +28,7 @@ __all__ = [
     "console",
     "err_console",
     "fail",
+    "fail_line",
     "handle_errors",
     "parse_rename",
     "print_json",
@@ -78,9 +79,15 @@ def print_json(data: Any) -> None:
     sys.stdout.flush()
 
 
+def fail_line(message: str) -> None:
+    """Print ``error: message`` on stderr, on one line (whitespace runs become one space)."""
+    text = " ".join(message.split())
+    err_console.print(styled("error:", "bold red"), text, highlight=False, soft_wrap=True)
+
+
 def fail(message: str) -> NoReturn:
     """Print ``error: message`` on stderr and exit with code 2."""
-    err_console.print(styled("error:", "bold red"), message, highlight=False, soft_wrap=True)
+    fail_line(message)
     raise typer.Exit(EXIT_ERROR)
 
 
