@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -30,6 +31,7 @@ __all__ = [
     "fail",
     "fail_line",
     "handle_errors",
+    "local_input",
     "parse_rename",
     "print_json",
     "reading",
@@ -111,6 +113,60 @@ def reading(file: Path) -> Iterator[None]:
         if exc.path != DATA_NAME:
             raise
         raise DataSourceError(str(file), str(exc)[len(DATA_NAME) + 2 :]) from exc
+
+
+#: A data argument that names a remote object, which the CLI does not read.
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+@contextmanager
+def local_input(file: str) -> Iterator[Path]:
+    """The data file argument ``file`` as a local path that can be read more than once.
+
+    A URL (``s3://bucket/x.csv``) is refused naming it as given (a ``Path``
+    would print ``s3:/bucket/x.csv``). A file that can be read only once (a
+    FIFO, ``/dev/stdin``, a shell's ``<(zcat x.gz)``) is copied to a
+    temporary file of the same name first, removed afterwards: commands read
+    their input more than once (a check for rows, the validation scans, the
+    examples), and a second open of a FIFO waits for a writer forever.
+
+    Raises
+    ------
+    DataSourceError
+        For a URL, or if the stream cannot be copied.
+    """
+    import shutil
+    import stat
+    import tempfile
+
+    if _URL.match(file):
+        raise DataSourceError(
+            file,
+            "a URL: the CLI reads local files; copy it here, or validate it where it "
+            "lives with validate_spark or a DuckDB relation",
+        )
+    path = Path(file)
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        yield path  # missing: the reader says so, naming it
+        return
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        yield path
+        return
+    with tempfile.TemporaryDirectory(prefix="autovalidate-input-") as tmp:
+        copy = Path(tmp) / path.name
+        try:
+            with open(path, "rb") as source, open(copy, "wb") as target:
+                shutil.copyfileobj(source, target, 1 << 20)
+        except OSError as exc:
+            raise DataSourceError(file, f"cannot read: {exc.strerror or exc}") from exc
+        try:
+            yield copy
+        except DataSourceError as exc:  # name the input given, not the copy
+            if exc.path != str(copy):
+                raise
+            raise DataSourceError(file, str(exc)[len(str(copy)) + 2 :]) from exc
 
 
 def require_rows(data: Path | Engine, file: Path) -> None:

@@ -17,6 +17,7 @@ from autovalidate.cli.common import (
     JUNIT_OPTION,
     console,
     handle_errors,
+    local_input,
     parse_rename,
     print_json,
     reading,
@@ -33,7 +34,7 @@ from autovalidate.repository import open_repository
 
 @handle_errors
 def validate(
-    file: Path = typer.Argument(..., help="CSV/TSV or Parquet file (a new batch)."),
+    file: str = typer.Argument(..., help="CSV/TSV or Parquet file (a new batch)."),
     constraints: Path = typer.Option(
         ..., "--constraints", "-c", help="Suite JSON from `autovalidate suggest --out`."
     ),
@@ -86,8 +87,8 @@ def validate(
     repo = None if repository is None else open_repository(repository)
     renamed = parse_rename(rename)
     # the suite's SQL runs on a DuckDB database with no file access but FILE's
-    with reading(file), open_engine(str(file), sandbox=True) as engine:
-        require_rows(engine, file)
+    with local_input(file) as path, reading(path), open_engine(path, sandbox=True) as engine:
+        require_rows(engine, path)
         result = pipeline.validate(
             engine,
             suite,
@@ -100,7 +101,7 @@ def validate(
             _, invalid = result.split()
             replace_atomically(failed_rows, lambda tmp: write_parquet(invalid, str(tmp)))
     if html is not None or junit is not None:
-        report = validation_report(suite, result.verification, rows, file)
+        report = validation_report(suite, result.verification, rows, Path(file))
         if html is not None:
             write_atomically(html, render_html(report))
         if junit is not None:

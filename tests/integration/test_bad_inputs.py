@@ -244,6 +244,43 @@ def _deequ(f: Files, name: str, **constraint: object) -> Result:
     return run("validate", data, "-c", suite)
 
 
+def _fifo(f: Files) -> Result:
+    import os
+    import threading
+
+    fifo = f.root / "stream.csv"
+    os.mkfifo(fifo)
+    text = f.train.read_bytes()
+
+    def feed() -> None:
+        with open(fifo, "wb") as w:  # blocks until the command opens it, once
+            w.write(text)
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    res = run("validate", fifo, "-c", f.constraint, "--json")
+    writer.join(timeout=30)
+    assert not writer.is_alive()
+    assert json.loads(res.output)["passed"] is True
+    return res
+
+
+def _padded(f: Files) -> Result:
+    data = f.csv("padded.csv", "  padded  ,b\n" + "".join(f"x{i},1\n" for i in range(30)))
+    res = run("suggest", data, "-c", "  padded  ", "-i", f.index, "--json")
+    assert json.loads(res.output)["column"] == "  padded  ", res.output
+    return res
+
+
+def _repository(f: Files, name: str, text: str) -> Result:
+    repo = f.root / name
+    (repo / "orders").mkdir(parents=True)
+    (
+        repo / "orders" / "notes.json" if "stray" in name else repo / "orders" / "1-a.json"
+    ).write_text(text)
+    return run("metrics", "history", "-r", repo, "-d", "orders")
+
+
 CASES: dict[tuple[str, str], Callable[[Files], Result]] = {
     ("missing file", "validate"): lambda f: run("validate", f.root / "nope[1].csv", "-c", f.suite),
     ("0-byte file", "suggest"): lambda f: run(
@@ -337,6 +374,17 @@ CASES: dict[tuple[str, str], Callable[[Files], Result]] = {
     ),
     ("`has_pattern` regex nesting repetitions (`(a+)+`)", "validate"): lambda f: _deequ(
         f, "nested.json", constraint="has_pattern", column="name", pattern="(a+)+"
+    ),
+    ("a FIFO as input (`mkfifo x.csv; zcat x.gz > x.csv`)", "validate"): _fifo,
+    ("an `s3://` URL as input", "validate"): lambda f: run(
+        "validate", "s3://bucket/x.csv", "-c", f.suite
+    ),
+    ("a header with spaces around a name (`  padded  `)", "suggest --column"): _padded,
+    ("a stray file in a JSON metrics repository", "metrics history"): lambda f: _repository(
+        f, "stray-repo", '{"notes": 1}'
+    ),
+    ("a metrics file whose rows lack fields", "metrics history"): lambda f: _repository(
+        f, "rows-repo", '{"rows": [{"dataset": "orders"}]}'
     ),
     ("report file in a directory that does not exist", "validate --junit"): lambda f: run(
         "validate", f.train, "-c", f.suite, "--junit", f.root / "no-such-dir" / "report.xml"
