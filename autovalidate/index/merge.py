@@ -24,6 +24,7 @@ from typing import Any
 import duckdb
 
 from autovalidate.errors import IndexBuildError, IndexMergeError, ParameterError
+from autovalidate.index.publish import recover
 from autovalidate.index.reader import PatternIndex
 from autovalidate.index.schema import PATTERNS_DIR, SUM_COLUMNS, IndexMetadata
 from autovalidate.index.state import PART_FILE, iso_time, publish_local
@@ -152,7 +153,9 @@ def merge_indexes(
     # merge is published: a publish over an input (M into M) keeps its version meanwhile
     with contextlib.ExitStack() as held:
         indexes = [held.enter_context(PatternIndex.open(r, in_memory=False)) for r in roots]
-        return _merge(indexes, roots, labels, Path(out), overwrite, threads, started)
+        meta = _merge(indexes, roots, labels, Path(out), overwrite, threads, started)
+    recover(out)  # the version an input held (M merged into M) is no reader's now
+    return meta
 
 
 def _merge(
