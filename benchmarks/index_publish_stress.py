@@ -10,10 +10,11 @@ Usage::
 2. Starts ``--readers`` processes that open ``M`` (``PatternIndex.open``, the
    in-memory load: metadata, every pattern file, the row count check) in a
    loop, until ``--reads`` opens are done between them.
-3. Meanwhile runs ``--merges`` merges ``M + P -> M --overwrite``, each in a
-   child process; merge *i* kills itself (SIGKILL) at publish step
-   ``STEPS[i % len(STEPS)]``, one in every ``len(STEPS) + 1`` runs to the end.
-   After each merge, killed or not, ``M`` must open.
+3. Meanwhile runs merges ``M + P -> M --overwrite``, each in a child
+   process, until the readers are done and at least ``--merges`` ran; merge
+   *i* kills itself (SIGKILL) at publish step ``STEPS[i % (len(STEPS) + 1)]``,
+   one in every ``len(STEPS) + 1`` runs to the end. After each merge, killed
+   or not, ``M`` must open. Every read thus overlaps the merges.
 
 Writes ``benchmarks/results/index_publish_stress.json``: reads done and
 failed (with the first errors), merges run, killed and completed, whether an
@@ -121,7 +122,8 @@ def main() -> int:
         p.start()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     merges: list[dict[str, Any]] = []
-    for i in range(args.merges):
+    i = -1
+    while (i := i + 1) < args.merges or not all(e.is_set() for e in events):
         step = STEPS[i % (len(STEPS) + 1)] if i % (len(STEPS) + 1) < len(STEPS) else "none"
         t0 = time.time()
         run = subprocess.run(
