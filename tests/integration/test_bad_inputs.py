@@ -258,9 +258,22 @@ def _fifo(f: Files) -> Result:
 
     writer = threading.Thread(target=feed, daemon=True)
     writer.start()
-    res = run("validate", fifo, "-c", f.constraint, "--json")
-    writer.join(timeout=30)
-    assert not writer.is_alive()
+    done: list[Result] = []
+    command = threading.Thread(
+        target=lambda: done.append(run("validate", fifo, "-c", f.constraint, "--json")),
+        daemon=True,
+    )
+    command.start()
+    command.join(timeout=120)
+    hung = command.is_alive()
+    while command.is_alive():  # a second open of the FIFO waits for a writer: give it EOF
+        try:
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:
+            pass
+        command.join(timeout=0.1)
+    assert not hung, "validate hung on a FIFO (it opened it more than once)"
+    (res,) = done
     assert json.loads(res.output)["passed"] is True
     return res
 
