@@ -124,7 +124,7 @@ _DEEQU_CONSTRAINT: dict[str, Any] = {
         "hint": _OPTIONAL_TEXT,
         # the Check methods' arguments, by parameter name
         "column": {"type": ["string", "array"], "items": _TEXT},
-        "columns": _TEXTS,
+        "columns": {"type": ["string", "array"], "items": _TEXT},
         "column_a": _TEXT,
         "column_b": _TEXT,
         "quantile": _FRACTION,

@@ -86,11 +86,11 @@ def validate(
     suite = ConstraintSuite.load(constraints)
     repo = None if repository is None else open_repository(repository)
     renamed = parse_rename(rename)
-    # the suite's SQL runs on a DuckDB database with no file access but FILE's
+    # the suite's SQL runs on DuckDB databases with no file access but FILE's (run_checks')
     with local_input(file) as path, reading(path), open_engine(path, sandbox=True) as engine:
         require_rows(engine, path)
         result = pipeline.validate(
-            engine,
+            str(path),
             suite,
             repository=repo,
             rename=renamed,
@@ -98,7 +98,7 @@ def validate(
         )
         rows = result.rows()
         if failed_rows is not None:
-            _, invalid = result.split()
+            _, invalid = result.split(engine)
             replace_atomically(failed_rows, lambda tmp: write_parquet(invalid, str(tmp)))
     if html is not None or junit is not None:
         report = validation_report(suite, result.verification, rows, Path(file))
@@ -107,7 +107,7 @@ def validate(
         if junit is not None:
             write_atomically(junit, render_junit(report))
     if as_json:
-        print_json(result.to_dict())
+        print_json({**result.to_dict(), "file": str(Path(file))})  # the input as given
     else:
         _print_table(rows)
         console.print(f"status: {result.status.value}", highlight=False)

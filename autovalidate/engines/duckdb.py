@@ -223,7 +223,7 @@ def write_parquet(relation: duckdb.DuckDBPyRelation, path: str) -> None:
     import pyarrow.parquet as pq
 
     try:
-        batches = relation.fetch_record_batch()
+        batches = relation.to_arrow_reader()
         with pq.ParquetWriter(path, batches.schema) as writer:
             for batch in batches:
                 writer.write_batch(batch)
