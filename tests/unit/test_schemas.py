@@ -107,3 +107,16 @@ def test_fields_outside_the_verdict_and_digestless_constraints_still_load():
     del old["digest"]  # written before the digest existed
     assert PatternConstraint.from_dict(old) == PatternConstraint.from_dict(constraint())
     assert verdict_digest(constraint()) == constraint()["digest"]
+
+
+def test_every_check_method_argument_has_a_place_in_the_schema():
+    import inspect
+
+    from autovalidate.checks.check import SUITE_METHODS, Check
+    from autovalidate.schemas import SUITE_SCHEMA
+
+    deequ = SUITE_SCHEMA["allOf"][1]["then"]["properties"]["checks"]["items"]["properties"]
+    fields = deequ["constraints"]["items"]["allOf"][0]["then"]["properties"]
+    for method in SUITE_METHODS:
+        names = list(inspect.signature(getattr(Check, method)).parameters)[1:]
+        assert set(names) <= set(fields), (method, set(names) - set(fields))
