@@ -76,6 +76,17 @@ def columns(seed: int, n: int = 300) -> list[list[str]]:
     ]
 
 
+def merge_killed_at(step: str, out: Path, part: Path) -> subprocess.CompletedProcess:
+    """Merge ``out + part -> out`` in a child process that kills itself at publish ``step``."""
+    return subprocess.run(
+        [sys.executable, "-c", CHILD, step, str(out), str(part)],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
 def reader(out: str, budget: Any, done: Any, results: Any) -> None:
     ok = failed = 0
     errors: list[str] = []
@@ -120,19 +131,12 @@ def main() -> int:
     started = time.time()
     for p in procs:
         p.start()
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     merges: list[dict[str, Any]] = []
     i = -1
     while (i := i + 1) < args.merges or not all(e.is_set() for e in events):
         step = STEPS[i % (len(STEPS) + 1)] if i % (len(STEPS) + 1) < len(STEPS) else "none"
         t0 = time.time()
-        run = subprocess.run(
-            [sys.executable, "-c", CHILD, step, str(out), str(part)],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
+        run = merge_killed_at(step, out, part)
         try:
             with PatternIndex.open(out) as index:
                 index_after = index.metadata.patterns > 0

@@ -14,10 +14,7 @@ import json
 import multiprocessing
 import os
 import signal
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -26,20 +23,7 @@ from autovalidate.index.merge import merge_indexes
 from autovalidate.index.publish import POINTER, check_writable, open_version
 from autovalidate.index.reader import PatternIndex
 from autovalidate.index.state import write_local_index
-from benchmarks.index_publish_stress import CHILD, STEPS, columns
-from tests.conftest import ROOT
-
-
-def _merge_killed_at(step: str, out: Path, part: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    run = subprocess.run(
-        [sys.executable, "-c", CHILD, step, str(out), str(part)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    return run
+from benchmarks.index_publish_stress import STEPS, columns, merge_killed_at
 
 
 def _reader(out: str, stop: multiprocessing.synchronize.Event, counts: multiprocessing.Queue):
@@ -70,7 +54,7 @@ def test_a_publish_killed_at_every_step_leaves_an_index_and_readers_never_fail(t
     try:
         kills = 0
         for step in STEPS:
-            run = _merge_killed_at(step, out, part)
+            run = merge_killed_at(step, out, part)
             assert run.returncode in (0, -signal.SIGKILL), (step, run.stderr[-2000:])
             kills += run.returncode == -signal.SIGKILL
             with PatternIndex.open(out) as index:  # an index at M after every kill
