@@ -439,6 +439,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--partitions", type=int, default=None)
     parser.add_argument("--overwrite", action="store_true")
     args = parser.parse_args(argv)
+    local = _local_path(args.out) if "://" in args.out else Path(args.out)
+    if local is not None:
+        try:
+            check_writable(local)  # before the session starts
+        except IndexBuildError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
 
     from pyspark.sql import SparkSession
 

@@ -318,6 +318,9 @@ def check_writable(out: str | os.PathLike[str]) -> None:
         One line naming ``out`` and why it cannot be written.
     """
     target = Path(out)
+    existing = next((p for p in [target.parent, *target.parent.parents] if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        raise IndexBuildError(f"{target}: cannot write here: {existing} is not a directory")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         for where in [target.parent, *([target] if target.is_dir() else [])]:

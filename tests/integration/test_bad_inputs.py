@@ -388,6 +388,9 @@ CASES: dict[tuple[str, str], Callable[[Files], Result]] = {
     ("`has_pattern` regex nesting repetitions (`(a+)+`)", "validate"): lambda f: _deequ(
         f, "nested.json", constraint="has_pattern", column="name", pattern="(a+)+"
     ),
+    ("an index OUT that cannot be written (under a file)", "index build"): lambda f: run(
+        "index", "build", "--lake", f.root, "--out", f.train / "index"
+    ),
     ("a FIFO as input (`mkfifo x.csv; zcat x.gz > x.csv`)", "validate"): _fifo,
     ("an `s3://` URL as input", "validate"): lambda f: run(
         "validate", "s3://bucket/x.csv", "-c", f.suite
