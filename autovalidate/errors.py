@@ -25,8 +25,10 @@ The tree::
     │   └── DefaultIndexError
     ├── IndexBuildError (RuntimeError)
     ├── ConstraintFormatError (ValueError)
+    │   └── UnsafeInputError
     ├── ParameterError (ValueError)
     ├── EngineError (RuntimeError)
+    │   └── QueryError
     ├── MissingDependencyError (ImportError)
     ├── RepositoryError (OSError)
     ├── InsufficientHistoryError (ValueError)
@@ -58,7 +60,9 @@ __all__ = [
     "MissingDependencyError",
     "ParameterError",
     "PatternIndexError",
+    "QueryError",
     "RepositoryError",
+    "UnsafeInputError",
     "ValidationFailedError",
 ]
 
@@ -274,12 +278,46 @@ class ConstraintFormatError(AutovalidateError, ValueError):
     """A serialized constraint or constraint suite is malformed."""
 
 
+class UnsafeInputError(ConstraintFormatError):
+    """User code of a suite (SQL, a regex) that may not reach an engine.
+
+    A ``satisfies`` predicate or ``where`` filter that is not one expression
+    over the table's columns, or a ``has_pattern`` regex outside the RE2
+    subset or nesting repetitions (:mod:`autovalidate.user_code`).
+
+    Attributes
+    ----------
+    what
+        The constraint or field refused (``"constraint 2: where"``).
+    """
+
+    def __init__(self, what: str, message: str) -> None:
+        self.what = what
+        super().__init__(f"{what}: {message}")
+
+
 class ParameterError(AutovalidateError, ValueError):
     """An argument is out of its documented range."""
 
 
 class EngineError(AutovalidateError, RuntimeError):
-    """An execution engine (DuckDB or Spark) failed while running a query."""
+    """An execution engine (DuckDB or Spark) failed while running a query.
+
+    A failure of the engine itself (a corrupt input file it cannot read, a
+    user UDF that raises, a lost executor, memory exhausted) fails the whole
+    run: it is raised from :meth:`~autovalidate.checks.VerificationSuite.run`
+    and never counted as a failed constraint (the CLI exits 2). Its subclass
+    :class:`QueryError` is the one engine error that is a finding.
+    """
+
+
+class QueryError(EngineError):
+    """The engine refused one query's expressions, or they failed on a value.
+
+    A ``where`` filter naming no column, a predicate with a type error, a
+    cast that fails on a value: the metrics computed by that query fail (a
+    failed metric is a value, as in Deequ), the others are computed.
+    """
 
 
 class MissingDependencyError(AutovalidateError, ImportError):

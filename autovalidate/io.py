@@ -87,6 +87,33 @@ def _parquet_glob(path: str) -> str:
     return path
 
 
+def _header_as_written(
+    relation: duckdb.DuckDBPyRelation, headless: duckdb.DuckDBPyRelation
+) -> duckdb.DuckDBPyRelation:
+    """``relation`` with its columns named as the header writes them, spaces kept.
+
+    DuckDB trims the spaces around a header name (``  padded  `` becomes
+    ``padded``); pandas and Spark keep them, so a suite learned on one would
+    miss the column on the other. ``headless`` is the same file read without
+    a header: its first row is the header as written.
+    """
+    rows = headless.limit(1).fetchall()
+    if not rows or len(rows[0]) != len(relation.columns):
+        return relation
+    (row,) = rows
+    names = [relation.columns[i] if v is None else str(v) for i, v in enumerate(row)]
+    if names == relation.columns or [n.strip() for n in names] != [
+        c.strip() for c in relation.columns
+    ]:
+        return relation  # the same names, or names DuckDB made up (duplicates, blanks)
+    return relation.project(
+        ", ".join(
+            f"{quote_identifier(old)} AS {quote_identifier(new)}"
+            for old, new in zip(relation.columns, names, strict=True)
+        )
+    )
+
+
 def to_relation(data: Any, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyRelation:
     """Turn local data into a DuckDB relation on ``con``.
 
@@ -102,8 +129,8 @@ def to_relation(data: Any, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyRel
     Returns
     -------
     duckdb.DuckDBPyRelation
-        CSV columns are text exactly as written; Parquet and in-memory data
-        keep their types.
+        CSV columns are text exactly as written, and named so (spaces around a
+        header name kept); Parquet and in-memory data keep their types.
 
     Raises
     ------
@@ -123,9 +150,13 @@ def to_relation(data: Any, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyRel
             if fmt == "csv":
                 # DuckDB's parallel scanner refuses null padding (ragged rows) once a
                 # quoted field holds a newline, and only says so mid-scan: read serially
-                return con.read_csv(
-                    text, header=True, all_varchar=True, null_padding=True, parallel=False
+                relation, headless = (
+                    con.read_csv(
+                        text, header=h, all_varchar=True, null_padding=True, parallel=False
+                    )
+                    for h in (True, False)
                 )
+                return _header_as_written(relation, headless)
             return con.read_parquet(_parquet_glob(text))
         except duckdb.Error as exc:
             head = str(exc).split("\n\n", 1)[0]  # DuckDB appends the reader's options

@@ -21,10 +21,22 @@ and refuses a constraint whose stored regex differs, so a hand-edited regex
 (a back-reference, ``(a|aa)+``) never reaches an engine under a pattern's name.
 Rendered regexes have no nested quantifiers, which also keeps Java's
 backtracking engine in Spark clear of exponential cases.
+
+The other fields that decide a verdict (:data:`VERDICT_FIELDS`: the method,
+the test and its alpha, the training counts, the null tokens) have no
+rendering to check them against, so :meth:`PatternConstraint.to_dict` writes
+their SHA-256 as ``digest`` and loading refuses a constraint whose fields no
+longer match it: an edit that would switch the check off quietly
+(``train_nonconforming`` raised, ``NULL`` added to the null tokens) is
+refused like an edited regex. The digest detects edits, it does not
+authenticate (it has no key); a constraint written before it existed has
+none and is read as before. Every field is also checked for its type and range
+first (:data:`autovalidate.schemas.PATTERN_CONSTRAINT_SCHEMA`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
@@ -51,6 +63,7 @@ from autovalidate.patterns.render import (
     render_body,
     spell_segments,
 )
+from autovalidate.schemas import PATTERN_CONSTRAINT_SCHEMA, check_document
 from autovalidate.wording import counted
 
 __all__ = [
@@ -59,10 +72,13 @@ __all__ = [
     "PatternValidationResult",
     "nonconforming_examples",
     "rendered_regex",
+    "verdict_digest",
 ]
 
 CONSTRAINT_KIND = "autovalidate-pattern"
 CONSTRAINT_VERSION = 1
+#: The fields besides the regex that decide a constraint's verdict, covered by its digest.
+VERDICT_FIELDS = ("method", "test", "alpha", "train_n", "train_nonconforming", "null_tokens")
 #: Non-conforming values reported with a result.
 DEFAULT_EXAMPLES = 5
 
@@ -325,11 +341,16 @@ class PatternConstraint:
     # -- serialising --------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict, with ``kind`` and ``version`` for :meth:`from_dict`."""
+        """JSON-ready dict, with ``kind``, ``version`` and ``digest`` for :meth:`from_dict`."""
         d = asdict(self)
         d["segments"] = [dict(s) for s in self.segments]
         d["null_tokens"] = list(self.null_tokens)
-        return {"kind": CONSTRAINT_KIND, "version": CONSTRAINT_VERSION, **d}
+        return {
+            "kind": CONSTRAINT_KIND,
+            "version": CONSTRAINT_VERSION,
+            **d,
+            "digest": verdict_digest(d),
+        }
 
     def to_json(self) -> str:
         """The constraint as pretty JSON text."""
@@ -342,8 +363,11 @@ class PatternConstraint:
         Raises
         ------
         ConstraintFormatError
-            If the kind, version or a field is wrong, or the regex is not the
-            one the constraint's pattern renders to (:func:`rendered_regex`).
+            If the kind, version or a field is wrong (its type or range, see
+            :data:`~autovalidate.schemas.PATTERN_CONSTRAINT_SCHEMA`; the
+            message names the field), the regex is not the one the
+            constraint's pattern renders to (:func:`rendered_regex`), or the
+            verdict fields do not match the ``digest`` (:func:`verdict_digest`).
         """
         if not isinstance(data, dict) or data.get("kind") != CONSTRAINT_KIND:
             raise ConstraintFormatError(f"not a {CONSTRAINT_KIND} constraint")
@@ -352,7 +376,14 @@ class PatternConstraint:
                 f"constraint version {data.get('version')!r}; "
                 f"this autovalidate reads {CONSTRAINT_VERSION}"
             )
-        fields = {k: v for k, v in data.items() if k not in ("kind", "version")}
+        check_document(data, PATTERN_CONSTRAINT_SCHEMA, "constraint")
+        digest = data.get("digest")
+        if digest is not None and digest != verdict_digest(data):
+            raise ConstraintFormatError(
+                f"its verdict fields ({', '.join(VERDICT_FIELDS)}) do not match its digest: "
+                "the constraint was edited by hand; suggest it again"
+            )
+        fields = {k: v for k, v in data.items() if k not in ("kind", "version", "digest")}
         try:
             if "null_tokens" in fields:
                 fields["null_tokens"] = tuple(fields["null_tokens"])
@@ -374,6 +405,21 @@ class PatternConstraint:
                 "another pattern language; suggest it again"
             )
         return constraint
+
+
+def verdict_digest(data: dict[str, Any]) -> str:
+    """``sha256:`` and the hex SHA-256 of a constraint's :data:`VERDICT_FIELDS`, as JSON.
+
+    Parameters
+    ----------
+    data
+        A constraint as :meth:`PatternConstraint.to_dict` writes it (a field
+        left out takes its default).
+    """
+    defaults = {"null_tokens": list(DEFAULT_NULL_TOKENS)}
+    covered = {k: data.get(k, defaults.get(k)) for k in VERDICT_FIELDS}
+    text = json.dumps(covered, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return "sha256:" + hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
 def nonconforming_examples(engine: Engine, analyzer: Analyzer, limit: int) -> list[str]:

@@ -128,8 +128,15 @@ def validate(
         If a column a constraint reads (or ``rename`` names) is not in the batch.
     DataSourceError, DataError
         If the batch cannot be read at all.
+    EngineError
+        If the engine fails (a corrupt Parquet part, a user UDF that raises, a
+        lost executor): never a failed constraint. Its subclass
+        :class:`~autovalidate.errors.QueryError`, an error in one
+        constraint's own SQL, fails that constraint instead.
     ConstraintFormatError
-        If the suite file is malformed, or has ``has_no_anomalies`` and no repository.
+        If the suite file is malformed, or has ``has_no_anomalies`` and no
+        repository; :class:`~autovalidate.errors.UnsafeInputError` if its SQL
+        or a regex is refused (:mod:`autovalidate.user_code`).
     ParameterError
         If ``suite`` is none of the above.
     """

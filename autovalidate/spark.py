@@ -59,7 +59,8 @@ def validate_spark(
     ColumnNotFoundError
         If the DataFrame has no such column.
     EngineError
-        If the Spark job fails.
+        If the Spark job fails (a corrupt file, a lost executor): an error,
+        never a failed validation.
 
     Examples
     --------

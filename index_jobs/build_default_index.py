@@ -248,48 +248,52 @@ def prune_index(raw: Path, out: Path, *, floor: int, provenance: dict[str, Any])
         METADATA_FILE,
         PATTERN_COLUMNS,
         PATTERNS_DIR,
-        generalization_files,
     )
 
     if floor < 1:
         raise ValueError(f"floor must be at least 1, got {floor}")
+    # held open while its files are copied: the files of the version it points to
+    # (an unpruned index rebuilt with overwrite is versioned, autovalidate.index.publish)
     with PatternIndex.open(raw, in_memory=False) as index:
         meta = index.metadata
-    staging = out.parent / f".{out.name}.tmp-{uuid.uuid4().hex[:12]}"
-    (staging / PATTERNS_DIR).mkdir(parents=True)
-    try:
-        part = staging / PATTERNS_DIR / "part-00000.zstd.parquet"
-        columns = ", ".join(PATTERN_COLUMNS)
-        con = duckdb.connect()
+        staging = out.parent / f".{out.name}.tmp-{uuid.uuid4().hex[:12]}"
+        (staging / PATTERNS_DIR).mkdir(parents=True)
         try:
-            con.execute(
-                f"COPY (SELECT {columns} FROM read_parquet(?) WHERE cov >= ? ORDER BY pattern_id) "
-                f"TO '{part}' (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 19)",
-                [str(raw / PATTERNS_DIR / "*.parquet"), floor],
-            )
-            ((kept,),) = con.execute("SELECT count(*) FROM read_parquet(?)", [str(part)]).fetchall()
-            # the position and shape statistics are a few hundred rows: kept whole
-            (staging / GENERALIZATION_DIR).mkdir()
-            con.execute(
-                "COPY (SELECT * FROM read_parquet(?) ORDER BY ALL) "
-                f"TO '{staging / GENERALIZATION_DIR / 'part-00000.zstd.parquet'}' "
-                "(FORMAT parquet, COMPRESSION zstd)",
-                [[str(f) for f in generalization_files(raw)]],
-            )
-        finally:
-            con.close()
-        meta.corpus = {**meta.corpus, **provenance}
-        meta.build = {**meta.build, "floor": floor, "unpruned_patterns": meta.patterns}
-        meta.patterns = int(kept)
-        (staging / NOTICE_FILE).write_text(notice(provenance), encoding="utf-8")
-        (staging / METADATA_FILE).write_text(meta.to_json() + "\n", encoding="utf-8")
-        if out.exists():
-            shutil.rmtree(out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        staging.rename(out)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+            part = staging / PATTERNS_DIR / "part-00000.zstd.parquet"
+            columns = ", ".join(PATTERN_COLUMNS)
+            con = duckdb.connect()
+            try:
+                con.execute(
+                    f"COPY (SELECT {columns} FROM read_parquet(?) WHERE cov >= ? "
+                    f"ORDER BY pattern_id) "
+                    f"TO '{part}' (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 19)",
+                    [[str(f) for f in index.files], floor],
+                )
+                ((kept,),) = con.execute(
+                    "SELECT count(*) FROM read_parquet(?)", [str(part)]
+                ).fetchall()
+                # the position and shape statistics are a few hundred rows: kept whole
+                (staging / GENERALIZATION_DIR).mkdir()
+                con.execute(
+                    "COPY (SELECT * FROM read_parquet(?) ORDER BY ALL) "
+                    f"TO '{staging / GENERALIZATION_DIR / 'part-00000.zstd.parquet'}' "
+                    "(FORMAT parquet, COMPRESSION zstd)",
+                    [[str(f) for f in index.generalization_files]],
+                )
+            finally:
+                con.close()
+            meta.corpus = {**meta.corpus, **provenance}
+            meta.build = {**meta.build, "floor": floor, "unpruned_patterns": meta.patterns}
+            meta.patterns = int(kept)
+            (staging / NOTICE_FILE).write_text(notice(provenance), encoding="utf-8")
+            (staging / METADATA_FILE).write_text(meta.to_json() + "\n", encoding="utf-8")
+            if out.exists():
+                shutil.rmtree(out)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            staging.rename(out)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
     size = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
     return {**asdict(meta), "bytes": size}
 

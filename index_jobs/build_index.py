@@ -48,8 +48,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from autovalidate.engines.spark import first_error_line
 from autovalidate.errors import IndexBuildError, ParameterError
 from autovalidate.index.generalization import KEY_COLUMNS
+from autovalidate.index.publish import check_writable, publish_staged, staging_dir
 from autovalidate.index.schema import (
     GENERALIZATION_DIR,
     METADATA_FILE,
@@ -190,6 +192,9 @@ def build_index(
         raise IndexBuildError(f"{lake}: no such lake directory")
     if fs.exists(out_uri) and not overwrite:
         raise IndexBuildError(f"{out}: already exists; pass overwrite=True (--overwrite)")
+    local = _local_path(out_uri)
+    if local is not None:
+        check_writable(local)  # before any Spark work: a read-only OUT fails now, not in minutes
     files = [f for f in fs.list_files(lake_uri) if f.endswith(".parquet")]
     if not files:
         raise IndexBuildError(f"{lake}: no .parquet files")
@@ -201,7 +206,12 @@ def build_index(
     stats_acc = sc.accumulator(
         {}, cast("AccumulatorParam[dict[str, Any]]", StatsAccumulatorParam())
     )
-    staging = fs.sibling(out_uri, f".{fs.name(out_uri)}.tmp-{uuid.uuid4().hex[:12]}")
+    held: int | None = None
+    if local is not None:  # locked while this driver lives, so that no clean-up takes it
+        local_staging, held = staging_dir(local)
+        staging = "file://" + str(local_staging)
+    else:
+        staging = fs.sibling(out_uri, f".{fs.name(out_uri)}.tmp-{uuid.uuid4().hex[:12]}")
 
     def enumerate_partition(batches: Iterator[Any]) -> Iterator[Any]:
         return partition_states(batches, tau=tau, budget=budget, ladder=ladder, stats=stats_acc)
@@ -262,14 +272,19 @@ def build_index(
             patterns=int(n_patterns),
         )
         fs.write_text(f"{staging}/{METADATA_FILE}", meta.to_json())
-        fs.publish(staging, out_uri, overwrite=overwrite)
+        if local is not None:  # versions and a pointer: readers never see a missing index
+            publish_staged(Path(staging.removeprefix("file://")), local, overwrite=overwrite)
+        else:
+            fs.publish(staging, out_uri, overwrite=overwrite)
     except (PySparkException, Py4JError) as exc:
         fs.delete(staging)
-        raise IndexBuildError(f"index build of {lake} failed: {_first_line(exc)}") from exc
+        raise IndexBuildError(f"index build of {lake} failed: {first_error_line(exc)}") from exc
     except BaseException:
         fs.delete(staging)
         raise
     finally:
+        if held is not None:
+            os.close(held)
         if watcher:
             watcher.stop()
         if previous_batch is None:
@@ -282,14 +297,13 @@ def build_index(
     return meta
 
 
-def _first_line(exc: BaseException) -> str:
-    """The informative line of a Spark error: a Python worker's own exception if there is one."""
-    lines = [ln.strip() for ln in str(exc).strip().splitlines() if ln.strip()]
-    for line in reversed(lines):
-        head = line.split(":", 1)[0]
-        if head.endswith(("Error", "Exception")) and " " not in head:
-            return line
-    return lines[0] if lines else type(exc).__name__
+def _local_path(uri: str) -> Path | None:
+    """The local path of a ``file:`` URI, ``None`` for other file systems (HDFS, S3...)."""
+    if uri.startswith("file://"):
+        return Path(uri[len("file://") :])
+    if uri.startswith("file:"):
+        return Path(uri[len("file:") :])
+    return None
 
 
 def _ship_package(sc: Any) -> None:
@@ -452,6 +466,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--partitions", type=int, default=None)
     parser.add_argument("--overwrite", action="store_true")
     args = parser.parse_args(argv)
+    local = _local_path(args.out) if "://" in args.out else Path(args.out)
+    if local is not None:
+        try:
+            check_writable(local)  # before the session starts
+        except IndexBuildError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
 
     from pyspark.sql import SparkSession
 

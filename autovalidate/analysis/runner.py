@@ -37,7 +37,13 @@ from typing import Any, TypeVar
 
 from autovalidate.analysis.state_provider import StateLoader, StatePersister
 from autovalidate.engines import Engine, ExecutionStats, open_engine
-from autovalidate.errors import AutovalidateError, DataSourceError
+from autovalidate.errors import (
+    AutovalidateError,
+    DataSourceError,
+    EngineError,
+    QueryError,
+    UnsafeInputError,
+)
 from autovalidate.metrics.base import (
     Analyzer,
     ColumnKind,
@@ -129,6 +135,19 @@ class _StateIO:
         return state
 
 
+def fails_the_run(exc: AutovalidateError) -> bool:
+    """Whether an error fails the whole run rather than the metrics of one query.
+
+    Input that cannot be read, a failure of the engine itself and user code
+    refused before it ran fail the run; an error in one query's expressions
+    (:class:`~autovalidate.errors.QueryError`, a missing column...) fails
+    that query's metrics, a value as in Deequ.
+    """
+    return isinstance(exc, (DataSourceError, EngineError, UnsafeInputError)) and not isinstance(
+        exc, QueryError
+    )
+
+
 def _unique_exprs(analyzers_exprs: Iterable[Sequence[Expr]]) -> list[Expr]:
     return list(dict.fromkeys(e for exprs in analyzers_exprs for e in exprs))
 
@@ -144,9 +163,9 @@ def _scanning_metrics(
     exprs = _unique_exprs(a.aggregations() for a in analyzers)
     try:
         values = engine.aggregate(exprs)
-    except DataSourceError:
-        raise  # unreadable input fails the run, not one metric
     except AutovalidateError as exc:
+        if fails_the_run(exc):
+            raise
         if len(analyzers) == 1:
             return {analyzers[0]: analyzers[0].failure(exc)}
         # One bad analyzer (a broken where filter, say) fails the shared query: rerun
@@ -203,6 +222,8 @@ def _frequency_metrics(
         try:
             values = table.aggregate(exprs)
         except AutovalidateError as exc:
+            if fails_the_run(exc):
+                raise
             metrics.update({a: a.failure(exc) for a in shareable})
         else:
             positions = {e: i for i, e in enumerate(exprs)}
@@ -215,6 +236,8 @@ def _frequency_metrics(
             try:
                 metrics[analyzer] = analyzer.metric_from_frequencies(table)
             except AutovalidateError as exc:
+                if fails_the_run(exc):
+                    raise
                 metrics[analyzer] = analyzer.failure(exc)
     return metrics
 
@@ -245,9 +268,9 @@ def _grouping_metrics(
         else:
             materialize = _queries_on_frequencies(analyzers) > 1
             table = engine.frequencies(grouping, materialize=materialize)
-    except DataSourceError:
-        raise  # unreadable input fails the run, not one metric
     except AutovalidateError as exc:
+        if fails_the_run(exc):
+            raise
         return {a: a.failure(exc) for a in analyzers}
     return _frequency_metrics(analyzers, table)
 

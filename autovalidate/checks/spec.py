@@ -60,6 +60,8 @@ from autovalidate.pattern_constraint import (
     PatternConstraint,
     nonconforming_examples,
 )
+from autovalidate.schemas import PATTERN_CONSTRAINT_SCHEMA, SUITE_SCHEMA, check_document
+from autovalidate.user_code import check_sql_expression, check_user_regex
 
 if TYPE_CHECKING:
     from autovalidate.repository.base import MetricsRepository
@@ -85,6 +87,8 @@ SUITE_VERSION = 1
 SUITE_VERSION_CHECKS = 2
 #: ``kind`` of a Deequ constraint in a suite.
 DEEQU_KIND = "deequ"
+#: The SQL dialects a suite's SQL is read in on load: it runs on either engine.
+SQL_DIALECTS = ("duckdb", "spark")
 
 _OPS: dict[str, Callable[[Any, Any], bool]] = {
     "==": operator.eq,
@@ -269,6 +273,11 @@ class ConstraintSpec:
     ------
     ConstraintFormatError
         If the method is unknown or the arguments do not fit its signature.
+    UnsafeInputError
+        If ``where`` or a ``satisfies`` predicate is not one SQL expression
+        over the table's columns (in DuckDB's or Spark's SQL), or a
+        ``has_pattern`` regex is outside the RE2 subset
+        (:mod:`autovalidate.user_code`).
     """
 
     constraint: str
@@ -287,7 +296,16 @@ class ConstraintSpec:
                     "has_no_anomalies takes analyzer, strategy, dataset and optionally tags, "
                     "after, before, hint"
                 )
+            analyzer = self.args["analyzer"]
+            if isinstance(analyzer, Mapping):
+                self._check_sql(analyzer.get("where"), "analyzer where")
+                self._check_sql(analyzer.get("predicate"), "analyzer predicate")
             return
+        self._check_sql(self.where, "where")
+        if self.constraint == "satisfies":
+            self._check_sql(self.args.get("predicate"), "predicate")
+        if self.constraint == "has_pattern" and "pattern" in self.args:
+            check_user_regex(self.args["pattern"], f"has_pattern({self.args.get('column')!r})")
         if self.constraint not in CHECK_METHODS:
             raise ConstraintFormatError(f"unknown constraint {self.constraint!r}")
         try:
@@ -296,6 +314,11 @@ class ConstraintSpec:
             )
         except TypeError as exc:
             raise ConstraintFormatError(f"{self.constraint}: {exc}") from exc
+
+    def _check_sql(self, text: Any, field: str) -> None:
+        """Refuse user SQL that is not one expression over the columns, in either engine's SQL."""
+        if text is not None:
+            check_sql_expression(text, f"{self.constraint} {field}", dialects=SQL_DIALECTS)
 
     def _call_args(self) -> dict[str, Any]:
         args = {k: tuple(v) if isinstance(v, list) else v for k, v in self.args.items()}
@@ -566,15 +589,21 @@ class ConstraintSuite:
         Raises
         ------
         ConstraintFormatError
-            If the document is not a suite or something in it is malformed.
+            If the document is not a suite or something in it is malformed: a
+            field of the wrong type or out of range is named by its JSON path
+            (``suite.json: $.checks[0].constraints[2].alpha: '0.01' is not of
+            type 'number'``; :data:`~autovalidate.schemas.SUITE_SCHEMA`).
         """
         if isinstance(doc, dict) and doc.get("kind") == CONSTRAINT_KIND:
+            check_document(doc, PATTERN_CONSTRAINT_SCHEMA, source)
             return cls.of_patterns([_pattern(doc, source, 0)])
         if not (isinstance(doc, dict) and doc.get("format") == SUITE_FORMAT):
             raise ConstraintFormatError(
                 f"{source}: neither a constraint suite nor a pattern constraint"
             )
         version = doc.get("version")
+        if version in (SUITE_VERSION, SUITE_VERSION_CHECKS):
+            check_document(doc, SUITE_SCHEMA, source)
         if version == SUITE_VERSION:
             items = doc.get("constraints")
             if not isinstance(items, list):
@@ -696,7 +725,7 @@ def run_checks(
     from a suite file; the parameters, result and errors are those of
     :meth:`ConstraintSuite.run`.
     """
-    with open_engine(data) as engine:
+    with open_engine(data, sandbox=True) as engine:
         view = engine.renamed(rename) if rename else engine
         _require_columns(checks, list(view.schema()))
         result = VerificationSuite().on_data(view).add_checks(checks).run()

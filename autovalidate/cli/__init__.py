@@ -15,7 +15,7 @@ from __future__ import annotations
 import typer
 
 from autovalidate.cli import export, index, metrics, suggest, validate, validate_batch
-from autovalidate.cli.common import HELP_SETTINGS, Command
+from autovalidate.cli.common import EXIT_ERROR, HELP_SETTINGS, Command, fail_line
 
 app = typer.Typer(
     name="autovalidate",
@@ -33,6 +33,31 @@ app.command("validate-batch", cls=Command)(validate_batch.validate_batch_command
 app.command("export", cls=Command)(export.export)
 
 
-def main() -> None:
-    """Entry point of the ``autovalidate`` console script."""
-    app()
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``autovalidate`` console script; exits with the command's code.
+
+    A usage error (a missing option or argument, an unknown command or
+    option, a bad value, an unreadable file argument) is one line on stderr,
+    ``error: ...`` with the command, and exit code 2, as every other error:
+    not click's usage text and boxed message. Without arguments the help is
+    shown (exit 2, as before).
+    """
+    import sys
+
+    from typer.exceptions import Abort, TyperException
+
+    try:
+        code = app(args=argv, standalone_mode=False)
+    except Abort:  # Ctrl-C at a prompt
+        fail_line("aborted")
+        sys.exit(EXIT_ERROR)
+    except TyperException as exc:  # click's usage errors: UsageError, BadParameter, ...
+        ctx = getattr(exc, "ctx", None)
+        if type(exc).__name__ == "NoArgsIsHelpError" and ctx is not None:
+            print(ctx.get_help())  # no arguments: the help, as before
+            sys.exit(EXIT_ERROR)
+        error = exc
+        message = getattr(error, "format_message", lambda: str(error))()
+        fail_line(f"{ctx.command_path}: {message}" if ctx is not None else message)
+        sys.exit(EXIT_ERROR)
+    sys.exit(code if isinstance(code, int) else 0)

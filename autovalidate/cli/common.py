@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeVar
 
 import typer
 from rich.console import Console
@@ -19,6 +19,9 @@ from rich.text import Text
 from typer.core import TyperCommand
 
 from autovalidate.errors import AutovalidateError, DataSourceError, ParameterError
+
+if TYPE_CHECKING:
+    from autovalidate.engines import Engine
 
 __all__ = [
     "EXIT_ERROR",
@@ -30,7 +33,9 @@ __all__ = [
     "console",
     "err_console",
     "fail",
+    "fail_line",
     "handle_errors",
+    "local_input",
     "parse_rename",
     "print_json",
     "progress",
@@ -189,9 +194,15 @@ def print_json(data: Any) -> None:
     sys.stdout.flush()
 
 
+def fail_line(message: str) -> None:
+    """Print ``error: message`` on stderr, on one line (whitespace runs become one space)."""
+    text = " ".join(message.split())
+    err_console.print(styled("error:", "bold red"), text, highlight=False, soft_wrap=True)
+
+
 def fail(message: str) -> NoReturn:
     """Print ``error: message`` on stderr and exit with code 2."""
-    err_console.print(styled("error:", "bold red"), message, highlight=False, soft_wrap=True)
+    fail_line(message)
     raise typer.Exit(EXIT_ERROR)
 
 
@@ -219,12 +230,69 @@ def reading(file: Path) -> Iterator[None]:
         raise DataSourceError(str(file), str(exc)[len(DATA_NAME) + 2 :]) from exc
 
 
-def require_rows(file: Path) -> None:
-    """Raise :class:`DataSourceError` unless ``file`` has a data row (reads one row)."""
+#: A data argument that names a remote object, which the CLI does not read.
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+@contextmanager
+def local_input(file: str) -> Iterator[Path]:
+    """The data file argument ``file`` as a local path that can be read more than once.
+
+    A URL (``s3://bucket/x.csv``) is refused naming it as given (a ``Path``
+    would print ``s3:/bucket/x.csv``). A file that can be read only once (a
+    FIFO, ``/dev/stdin``, a shell's ``<(zcat x.gz)``) is copied to a
+    temporary file of the same name first, removed afterwards: commands read
+    their input more than once (a check for rows, the validation scans, the
+    examples), and a second open of a FIFO waits for a writer forever.
+
+    Raises
+    ------
+    DataSourceError
+        For a URL, or if the stream cannot be copied.
+    """
+    import shutil
+    import stat
+    import tempfile
+
+    if _URL.match(file):
+        raise DataSourceError(
+            file,
+            "a URL: the CLI reads local files; copy it here, or validate it where it "
+            "lives with validate_spark or a DuckDB relation",
+        )
+    path = Path(file)
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        yield path  # missing: the reader says so, naming it
+        return
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        yield path
+        return
+    with tempfile.TemporaryDirectory(prefix="autovalidate-input-") as tmp:
+        copy = Path(tmp) / path.name
+        try:
+            with open(path, "rb") as source, open(copy, "wb") as target:
+                shutil.copyfileobj(source, target, 1 << 20)
+        except OSError as exc:
+            raise DataSourceError(file, f"cannot read: {exc.strerror or exc}") from exc
+        try:
+            yield copy
+        except DataSourceError as exc:  # name the input given, not the copy
+            if exc.path != str(copy):
+                raise
+            raise DataSourceError(file, str(exc)[len(str(copy)) + 2 :]) from exc
+
+
+def require_rows(data: Path | Engine, file: Path) -> None:
+    """Raise :class:`DataSourceError` unless ``data`` (``file``, or an engine on it) has a data row.
+
+    Reads one row.
+    """
     from autovalidate.engines import open_engine
     from autovalidate.metrics.expressions import lit
 
-    with open_engine(file) as engine:
+    with open_engine(data) as engine:
         if not engine.sample(lit(True), [lit(1)], 1):
             raise DataSourceError(str(file), "no data rows (a header only)")
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
 import time
-import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -101,22 +101,17 @@ def build(
 
     Exit codes: 0 built, 2 error (nothing is published at OUT then).
     """
-    from autovalidate.index.merge import (
-        build_params,
-        check_mergeable,
-        merge_indexes,
-        planned_params,
-    )
+    from autovalidate.index.merge import build_params, check_mergeable, planned_params
+    from autovalidate.index.publish import check_writable, staging_dir
     from autovalidate.index.reader import PatternIndex
-    from autovalidate.sparkutil import local_session, require_pyspark
+    from autovalidate.sparkutil import require_pyspark
 
     require_pyspark("autovalidate index build")
-    from index_jobs.build_index import BuildProgress, build_index
-
     if not lake.is_dir():
         raise IndexBuildError(f"{lake}: no such lake directory")
     if out.exists() and not overwrite:
         raise IndexBuildError(f"{out}: already exists; pass --overwrite to replace it")
+    check_writable(out)  # before Spark starts, not after the build
     ladder = tuple(sorted({min_coverage, *[c for c in DEFAULT_LADDER if c > min_coverage]}))
     built_out = out
     if merge_into is not None:
@@ -125,7 +120,55 @@ def build(
         existing.close()
         planned = planned_params(tau=tau, budget=budget, ladder=ladder)
         check_mergeable([(str(merge_into), build_params(existing.metadata)), (str(lake), planned)])
-        built_out = out.parent / f".{out.name}.new-{uuid.uuid4().hex[:12]}"
+    with contextlib.ExitStack() as stack:
+        if merge_into is not None:
+            # LAKE's index goes to a directory beside OUT that this process holds locked:
+            # what a killed run leaves there, the next publish or open at OUT removes
+            holder, fd = staging_dir(out)
+            stack.callback(shutil.rmtree, holder, True)
+            stack.callback(os.close, fd)
+            built_out = holder / "index"
+        meta, took = _build(
+            lake,
+            out,
+            built_out,
+            merge_into,
+            tau,
+            budget,
+            ladder,
+            master,
+            partitions,
+            overwrite,
+            as_json=as_json,
+            verbose=verbose,
+        )
+    _published("built", out, meta, took, as_json)
+
+
+def _build(
+    lake: Path,
+    out: Path,
+    built_out: Path,
+    merge_into: Path | None,
+    tau: int,
+    budget: int,
+    ladder: tuple[float, ...],
+    master: str,
+    partitions: int | None,
+    overwrite: bool,
+    *,
+    as_json: bool,
+    verbose: bool,
+) -> tuple[IndexMetadata, str]:
+    """Run the Spark build of LAKE to ``built_out``, then merge it into ``merge_into`` at OUT.
+
+    Returns the metadata published at OUT and how long the build (and merge) took,
+    Spark's start-up apart.
+    """
+    from autovalidate.index.merge import merge_indexes
+    from autovalidate.sparkutil import local_session
+    from index_jobs.build_index import BuildProgress, build_index
+
     spark_log = None if verbose else Path(SPARK_LOG.format(pid=os.getpid()))
     first = "starting Spark" + (f" (its log: {spark_log})" if spark_log else "")
     with progress(first, unit="tasks", enabled=not as_json) as update:
@@ -136,34 +179,30 @@ def build(
         def report(p: BuildProgress) -> None:
             update(p.phase, p.completed, p.total)
 
-        try:
-            meta = build_index(
-                spark,
-                str(lake),
-                str(built_out),
-                tau=tau,
-                budget=budget,
-                ladder=ladder,
-                partitions=partitions,
-                overwrite=overwrite and merge_into is None,
-                progress=report,
+        meta = build_index(
+            spark,
+            str(lake),
+            str(built_out),
+            tau=tau,
+            budget=budget,
+            ladder=ladder,
+            partitions=partitions,
+            overwrite=overwrite and merge_into is None,
+            progress=report,
+        )
+        took = f"in {_seconds(meta)} s"
+        if merge_into is not None:
+            update(f"merge into {merge_into}")
+            meta = merge_indexes(
+                [merge_into, built_out],
+                out,
+                overwrite=overwrite,
+                labels=[str(merge_into), None],
+                progress=update,
             )
-            took = f"in {_seconds(meta)} s"
-            if merge_into is not None:
-                update(f"merge into {merge_into}")
-                meta = merge_indexes(
-                    [merge_into, built_out],
-                    out,
-                    overwrite=overwrite,
-                    labels=[str(merge_into), None],
-                    progress=update,
-                )
-                took += f" and merged in {_seconds(meta)} s"
-        finally:
-            if built_out != out:
-                shutil.rmtree(built_out, ignore_errors=True)
+            took += f" and merged in {_seconds(meta)} s"
     # the build's own duration, as `index info` shows it; Spark's start-up apart
-    _published("built", out, meta, f"{took}, after {spark_seconds:.1f} s starting Spark", as_json)
+    return meta, f"{took}, after {spark_seconds:.1f} s starting Spark"
 
 
 @app.command("merge", cls=Command)

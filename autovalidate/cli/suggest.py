@@ -15,6 +15,7 @@ from autovalidate.cli.common import (
     console,
     field_table,
     handle_errors,
+    local_input,
     print_json,
     progress,
     reading,
@@ -37,7 +38,7 @@ _D = SolverParams()
 
 @handle_errors
 def suggest(
-    file: Path = typer.Argument(..., metavar="FILE", help="CSV/TSV or Parquet file."),
+    file: str = typer.Argument(..., metavar="FILE", help="CSV/TSV or Parquet file."),
     column: str = typer.Option(
         None,
         "--column",
@@ -142,13 +143,13 @@ def suggest(
         "max_shortfall": max_shortfall,
         "max_values": max_values or None,
     }
-    with reading(file):
-        require_rows(file)
+    with local_input(file) as path, reading(path):
+        require_rows(path, path)
         if column is not None:
-            _suggest_pattern(file, column, index, pattern_options, out, as_json, html)
+            _suggest_pattern(path, column, index, pattern_options, out, as_json, html)
         else:
             _suggest_table(
-                file, index, pattern_options, level, test_ratio, seed, out, as_json, html, verbose
+                path, index, pattern_options, level, test_ratio, seed, out, as_json, html, verbose
             )
 
 

@@ -14,6 +14,7 @@ from autovalidate.cli.common import (
     JUNIT_OPTION,
     console,
     handle_errors,
+    local_input,
     parse_rename,
     print_json,
     reading,
@@ -27,7 +28,7 @@ from autovalidate.cli.common import (
 
 @handle_errors
 def validate(
-    file: Path = typer.Argument(..., metavar="FILE", help="CSV/TSV or Parquet file (a new batch)."),
+    file: str = typer.Argument(..., metavar="FILE", help="CSV/TSV or Parquet file (a new batch)."),
     constraints: Path = typer.Option(
         ..., "--constraints", "-c", help="Suite JSON from `autovalidate suggest --out`."
     ),
@@ -79,6 +80,7 @@ def validate(
     """
     from autovalidate import pipeline
     from autovalidate.checks.spec import ConstraintSuite
+    from autovalidate.engines import open_engine
 
     suite = ConstraintSuite.load(constraints)
     repo = None
@@ -87,10 +89,11 @@ def validate(
 
         repo = open_repository(repository)
     renamed = parse_rename(rename)
-    with reading(file):
-        require_rows(file)
+    # the suite's SQL runs on DuckDB databases with no file access but FILE's (run_checks')
+    with local_input(file) as path, reading(path), open_engine(path, sandbox=True) as engine:
+        require_rows(engine, path)
         result = pipeline.validate(
-            str(file),
+            str(path),
             suite,
             repository=repo,
             rename=renamed,
@@ -100,18 +103,18 @@ def validate(
         if failed_rows is not None:
             from autovalidate.engines.duckdb import write_parquet
 
-            _, invalid = result.split()
+            _, invalid = result.split(engine)
             replace_atomically(failed_rows, lambda tmp: write_parquet(invalid, str(tmp)))
     if html is not None or junit is not None:
         from autovalidate.report import render_html, render_junit, validation_report
 
-        report = validation_report(suite, result.verification, rows, file)
+        report = validation_report(suite, result.verification, rows, Path(file))
         if html is not None:
             write_atomically(html, render_html(report))
         if junit is not None:
             write_atomically(junit, render_junit(report))
     if as_json:
-        print_json(result.to_dict())
+        print_json({**result.to_dict(), "file": str(Path(file))})  # the input as given
     else:
         _print_table(rows)
         console.print(f"status: {result.status.value}", highlight=False)

@@ -15,6 +15,7 @@ from autovalidate.cli.common import (
     JUNIT_OPTION,
     console,
     handle_errors,
+    local_input,
     print_json,
     styled,
     write_atomically,
@@ -115,60 +116,66 @@ def validate_batch_command(
 
     tags = parse_tags(tag)
     repo = open_repository(repository)
-    result = validate_batch(
-        str(file),
-        repo,
-        dataset,
-        strategy=_strategy(strategy, confidence, deviations),
-        tags=tags,
-        min_history=min_history,
-    )
-    if html is not None or junit is not None:
-        history = repo.load().for_dataset(dataset).with_tag_values(tags or {}).get()
-        report = batch_report(file, result, history)
-        if html is not None:
-            write_atomically(html, render_html(report))
-        if junit is not None:
-            write_atomically(junit, render_junit(report))
-    recorded = None
-    if record and result.accepted:
-        recorded = ResultKey.at(dataset, date, tags)
-        record_batch(str(file), repo, recorded)
-    if as_json:
-        print_json(
-            {
-                "file": str(file),
-                **result.to_dict(),
-                "recorded": None if recorded is None else recorded.to_dict(),
-            }
+    # a stream (a FIFO) is copied once: the batch is read twice (validated, recorded)
+    with local_input(str(file)) as path:
+        result = validate_batch(
+            str(path),
+            repo,
+            dataset,
+            strategy=_strategy(strategy, confidence, deviations),
+            tags=tags,
+            min_history=min_history,
         )
-    else:
-        table = Table("column", "statistic", "value", "forecast", "interval", "history", "status")
-        for s in result.statistics:
-            colour = {"accepted": "green", "not checked": "yellow"}.get(s.status, "bold red")
-            interval = "" if s.lower is None else f"[{_number(s.lower)}, {_number(s.upper)}]"
-            table.add_row(
-                s.column,
-                s.name,
-                _number(s.value),
-                _number(s.expected),
-                interval,
-                str(s.history),
-                styled(s.status, colour),
+        if html is not None or junit is not None:
+            history = repo.load().for_dataset(dataset).with_tag_values(tags or {}).get()
+            report = batch_report(file, result, history)
+            if html is not None:
+                write_atomically(html, render_html(report))
+            if junit is not None:
+                write_atomically(junit, render_junit(report))
+        recorded = None
+        if record and result.accepted:
+            recorded = ResultKey.at(dataset, date, tags)
+            record_batch(str(path), repo, recorded)
+        if as_json:
+            print_json(
+                {
+                    "file": str(file),
+                    **result.to_dict(),
+                    "recorded": None if recorded is None else recorded.to_dict(),
+                }
             )
-        console.print(table)
-        verdict = styled("accepted", "green") if result.accepted else styled("rejected", "bold red")
-        reasons = ", ".join(f"{s.name}({s.column})" for s in result.rejecting)
-        console.print(
-            Text.assemble(
-                f"{file}: ",
-                verdict,
-                f" against {result.history_results} earlier batches"
-                + (f"; outside the interval: {reasons}" if reasons else ""),
+        else:
+            table = Table(
+                "column", "statistic", "value", "forecast", "interval", "history", "status"
             )
-        )
-        if recorded is not None:
-            console.print(f"recorded at {recorded.date.isoformat()}")
-        wrote(html, junit)
+            for s in result.statistics:
+                colour = {"accepted": "green", "not checked": "yellow"}.get(s.status, "bold red")
+                interval = "" if s.lower is None else f"[{_number(s.lower)}, {_number(s.upper)}]"
+                table.add_row(
+                    s.column,
+                    s.name,
+                    _number(s.value),
+                    _number(s.expected),
+                    interval,
+                    str(s.history),
+                    styled(s.status, colour),
+                )
+            console.print(table)
+            verdict = (
+                styled("accepted", "green") if result.accepted else styled("rejected", "bold red")
+            )
+            reasons = ", ".join(f"{s.name}({s.column})" for s in result.rejecting)
+            console.print(
+                Text.assemble(
+                    f"{file}: ",
+                    verdict,
+                    f" against {result.history_results} earlier batches"
+                    + (f"; outside the interval: {reasons}" if reasons else ""),
+                )
+            )
+            if recorded is not None:
+                console.print(f"recorded at {recorded.date.isoformat()}")
+            wrote(html, junit)
     if not result.accepted:
         raise typer.Exit(EXIT_FAILED)

@@ -19,8 +19,13 @@ from autovalidate.engines.base import Engine, ExecutionStats
 __all__ = ["Engine", "ExecutionStats", "engine_for", "open_engine"]
 
 
-def engine_for(data: Any) -> Engine:
+def engine_for(data: Any, *, sandbox: bool = False) -> Engine:
     """Return a new engine for ``data``.
+
+    With ``sandbox``, a DuckDB engine runs user SQL with external access off
+    (see :class:`~autovalidate.engines.duckdb.DuckDBEngine`); Spark has no
+    such switch (the SQL is parsed and checked instead:
+    :mod:`autovalidate.user_code`).
 
     Raises
     ------
@@ -33,11 +38,11 @@ def engine_for(data: Any) -> Engine:
         return SparkEngine(data)
     from autovalidate.engines.duckdb import DuckDBEngine
 
-    return DuckDBEngine(data)
+    return DuckDBEngine(data, sandbox=sandbox)
 
 
 @contextmanager
-def open_engine(data: Any) -> Iterator[Engine]:
+def open_engine(data: Any, *, sandbox: bool = False) -> Iterator[Engine]:
     """Yield the engine for ``data``: ``data`` itself if it is an engine, else a new one.
 
     A new engine is closed when the block ends; an engine passed in is left
@@ -51,7 +56,7 @@ def open_engine(data: Any) -> Iterator[Engine]:
     if isinstance(data, Engine):
         yield data
         return
-    engine = engine_for(data)
+    engine = engine_for(data, sandbox=sandbox)
     try:
         yield engine
     finally:

@@ -14,6 +14,7 @@ are ``try_cast`` and no division happens in Spark.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import pyarrow as pa
 
 from autovalidate.engines.base import Engine, ExecutionStats, renaming
-from autovalidate.errors import EngineError
+from autovalidate.errors import AutovalidateError, EngineError, QueryError
 from autovalidate.metrics.base import COUNT_COLUMN, ColumnKind, Grouping, Schema
 from autovalidate.metrics.expressions import (
     HLL_HASH_BITS,
@@ -36,6 +37,7 @@ from autovalidate.metrics.expressions import (
     to_double,
     to_text,
 )
+from autovalidate.user_code import check_sql_expression
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -138,6 +140,9 @@ def render(expr: Expr, api: SparkApi) -> Column:
     ------
     ValueError
         For a function the vocabulary does not have.
+    UnsafeInputError
+        For user SQL that is not one expression over the columns
+        (:func:`~autovalidate.user_code.check_sql_expression`).
     """
     F = api.functions
     if isinstance(expr, Col):
@@ -145,6 +150,7 @@ def render(expr: Expr, api: SparkApi) -> Column:
     if isinstance(expr, Lit):
         return F.lit(expr.value)
     if isinstance(expr, Sql):
+        check_sql_expression(expr.text, "SQL", dialects=("spark",))
         return F.expr(expr.text)
     if isinstance(expr, Call):
         params = [a.value for a in expr.args[1:] if isinstance(a, Lit)]
@@ -184,13 +190,64 @@ def _kind(data_type: Any) -> ColumnKind:
     return ColumnKind.OTHER
 
 
+_ERROR_LINE = re.compile(r"[\w.$]*(Error|Exception)\b")
+
+
+def first_error_line(exc: BaseException) -> str:
+    """The informative line of a Spark error, one line.
+
+    A Python worker's own exception (the last line of its traceback) if there
+    is one; else the first Java or Python exception named in the message (a
+    JVM error's ``SparkException: [FAILED_READ_FILE...] ... file ...``), not
+    py4j's ``An error occurred while calling ...``.
+    """
+    text = str(exc).strip()
+    lines = [ln.strip().lstrip(":").strip() for ln in text.splitlines() if ln.strip()]
+    named = [ln for ln in lines if _ERROR_LINE.match(ln) and not ln.startswith("at ")]
+    if named:
+        return named[-1] if "Traceback (most recent call last)" in text else named[0]
+    return lines[0] if lines else type(exc).__name__
+
+
+#: SQLSTATE classes of errors in a query's own expressions: 42 (syntax, an
+#: unknown column, a type mismatch: Spark's AnalysisException) and 22 (data:
+#: a cast or arithmetic that fails on a value).
+_QUERY_SQLSTATES = ("42", "22")
+
+
+def spark_error(exc: Exception) -> EngineError:
+    """The error to raise for what Spark raised while planning or running a query.
+
+    A query Spark refuses (an unknown column, bad syntax) or whose expressions
+    fail on a value (SQLSTATE class 42 or 22) is a :class:`QueryError`: it
+    fails the metrics of that query, as in Deequ. Anything else (a failed
+    read of a corrupt file, a user UDF that raises, a lost executor, a dead
+    JVM) is an :class:`EngineError` that fails the run.
+    """
+    from pyspark.errors import AnalysisException
+
+    state = None
+    getter = getattr(exc, "getSqlState", None)
+    if callable(getter):
+        try:
+            state = getter()
+        except Exception:  # noqa: BLE001 - a py4j error whose JVM is gone
+            state = None
+    line = first_error_line(exc)
+    if isinstance(exc, AnalysisException) or str(state or "").startswith(_QUERY_SQLSTATES):
+        return QueryError(f"Spark refused the query: {line}")
+    return EngineError(f"Spark failed: {line}")
+
+
 @contextmanager
 def _spark_errors() -> Iterator[None]:
     """Turn whatever Spark raises (analysis at plan time, failures at run time) into EngineError."""
     try:
         yield
+    except AutovalidateError:
+        raise
     except Exception as exc:  # noqa: BLE001 - Spark and py4j errors have no common base
-        raise EngineError(f"Spark query failed: {exc}") from exc
+        raise spark_error(exc) from exc
 
 
 def _aggregate(

@@ -37,6 +37,7 @@ __all__ = [
     "number_text",
     "pattern_rule",
     "shorten",
+    "template_escaped",
     "walk",
     "yaml_text",
 ]
@@ -304,6 +305,41 @@ def yaml_text(doc: Any) -> str:
     return yaml.safe_dump(
         doc, sort_keys=False, allow_unicode=True, default_flow_style=False, width=10_000
     )
+
+
+def template_escaped(doc: Any, openers: tuple[str, ...], literal: Callable[[str], str]) -> Any:
+    """``doc`` with every string (keys too) escaped for a target that renders templates in it.
+
+    dbt renders Jinja in a ``schema.yml`` (column names, test arguments), Soda
+    renders ``${...}`` (with the environment's variables) in its checks: text
+    from the data (a column name, an accepted value) must reach them as text.
+    Each character that opens a template tag (the first of an ``openers``
+    pair, ``{{`` say) is written as a template expression that renders to that
+    character, ``literal(ch)`` (``{{ '{' }}``), so the tag never forms and no
+    text from the data, ``{% endraw %}`` included, can end an escape early.
+
+    Parameters
+    ----------
+    doc
+        Plain data: dicts, lists, strings, numbers.
+    openers
+        The two-character sequences that open a tag (``"{{"``, ``"{%"``, ``"{#"``).
+    literal
+        The target's expression for one character.
+    """
+    if isinstance(doc, str):
+        out = []
+        for i, ch in enumerate(doc):
+            out.append(literal(ch) if doc[i : i + 2] in openers else ch)
+        return "".join(out)
+    if isinstance(doc, dict):
+        return {
+            template_escaped(k, openers, literal): template_escaped(v, openers, literal)
+            for k, v in doc.items()
+        }
+    if isinstance(doc, (list, tuple)):
+        return [template_escaped(v, openers, literal) for v in doc]
+    return doc
 
 
 def add_note(notes: list[str], new: tuple[str, ...] | list[str]) -> None:

@@ -27,10 +27,21 @@ Mapping
   equivalent without the batch size and is skipped.
 * A Warning-level check's tests have ``config: severity: warn``.
 * Other constraints are skipped with the reason (listed in the header).
+
+dbt renders Jinja in the file (column names when it parses it, test
+arguments when it compiles the tests), so text from the data never reaches
+it as Jinja: every ``{`` that would open a tag (``{{``, ``{%``, ``{#``) is
+written ``{{ '{' }}``, which renders to ``{`` (:func:`~autovalidate.export.base.template_escaped`;
+a ``{% raw %}`` block could be ended by an ``{% endraw %}`` in the data).
+A column whose name is not a plain identifier gets ``quote: true``, so that
+dbt's tests quote it in their SQL. dbt quotes names and accepted values
+without escaping them, so a column name with a ``"`` and accepted values
+with a ``'`` are skipped (they would end the quoted SQL text early).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +56,7 @@ from autovalidate.export.base import (
     header,
     min_fraction,
     pattern_rule,
+    template_escaped,
     yaml_text,
 )
 from autovalidate.pattern_constraint import PatternConstraint
@@ -62,6 +74,14 @@ _MAPPING = [
     "Warning-level checks -> config: severity: warn",
 ]
 _EXPECT = "dbt_expectations.expect_"
+#: What opens a Jinja tag, and a column name dbt's tests can leave unquoted.
+_JINJA = ("{{", "{%", "{#")
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _jinja_literal(ch: str) -> str:
+    return "{{ '" + ch + "' }}"
+
 _BETWEEN = {"has_min": "min", "has_max": "max", "has_mean": "mean"}
 
 
@@ -90,6 +110,8 @@ def _between_args(item: Item) -> dict[str, Any]:
 def _test(item: Item, notes: list[str]) -> tuple[bool, Any]:
     """``(model_level, test)``: a test name, or ``{name: {arguments, config}}``."""
     m = item.method
+    if item.column is not None and '"' in item.column:
+        raise Unmappable(f'column {item.column!r}: dbt quotes a name without escaping its "')
     config: dict[str, Any] = {"severity": "warn"} if item.warning else {}
     args: dict[str, Any]
     if isinstance(item.constraint, PatternConstraint):
@@ -107,7 +129,10 @@ def _test(item: Item, notes: list[str]) -> tuple[bool, Any]:
         name, args = "unique", {}
     elif m == "is_contained_in":
         _every_row(item)
-        name, args = "accepted_values", {"values": list(item.arg("allowed_values"))}
+        values = list(item.arg("allowed_values"))
+        if any("'" in str(v) for v in values):
+            raise Unmappable("a value with a ': dbt's accepted_values quotes without escaping")
+        name, args = "accepted_values", {"values": values}
     elif m in ("is_non_negative", "is_positive", "is_in_range"):
         _every_row(item)
         name = _EXPECT + "column_values_to_be_between"
@@ -179,8 +204,11 @@ def export(
     model: dict[str, Any] = {"name": name, "description": "Tests exported by autovalidate."}
     if model_tests:
         model["data_tests"] = model_tests
-    model["columns"] = [{"name": c, "data_tests": tests} for c, tests in columns.items()]
-    body = yaml_text({"version": 2, "models": [model]})
+    model["columns"] = [
+        {"name": c, **({} if _PLAIN.fullmatch(c) else {"quote": True}), "data_tests": tests}
+        for c, tests in columns.items()
+    ]
+    body = yaml_text(template_escaped({"version": 2, "models": [model]}, _JINJA, _jinja_literal))
     lines = header("dbt (dbt-core >= 1.10, dbt-expectations)", _MAPPING, notes, skipped)
     text = commented(lines, body)
     return SuiteExport("dbt", text, len(mapped), tuple(skipped), tuple(notes))

@@ -65,6 +65,8 @@ _MAPPING = [
 
 
 def _quote(text: str) -> str:
+    if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in text):
+        raise Unmappable(f"{text!r}: a control character (a line break) cannot be quoted in DQDL")
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 

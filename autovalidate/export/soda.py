@@ -24,6 +24,13 @@ Mapping
   ``has_max_length`` -> ``min_length``, ``max_length``.
 * A Warning-level check's checks are written ``warn: when <the failing condition>``.
 * Other constraints are skipped with the reason (listed in the file's header).
+
+Soda renders ``${...}`` in a checks file as Jinja with the process's
+environment variables in scope (``${AWS_SECRET_ACCESS_KEY}``), and ``{%``
+and ``{#`` tags: every character that would open one in text from the data
+is written as an expression that renders to it (``${ '$' }``,
+:func:`~autovalidate.export.base.template_escaped`). A column name with a
+``"`` cannot be quoted in a check and is skipped.
 """
 
 from __future__ import annotations
@@ -45,6 +52,7 @@ from autovalidate.export.base import (
     min_fraction,
     number_text,
     pattern_rule,
+    template_escaped,
     yaml_text,
 )
 from autovalidate.pattern_constraint import PatternConstraint
@@ -85,7 +93,15 @@ class _Check:
 
 def _column(name: str | None) -> str:
     assert name is not None
-    return name if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) else '"' + name + '"'
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        return name
+    if '"' in name or any(ord(ch) < 0x20 for ch in name):
+        raise Unmappable(f"column {name!r}: a quote or a control character cannot be quoted")
+    return '"' + name + '"'
+
+
+def _jinja_literal(ch: str) -> str:
+    return "${ '" + ch + "' }"
 
 
 def _percent(fraction: float) -> str:
@@ -186,6 +202,8 @@ def export(
     """
     mapped, skipped, notes = collect(suite, rename or {}, _checks)
     checks = [check.render(item.warning) for item, group in mapped for check in group]
-    body = yaml_text({f"checks for {name}": checks})
+    body = yaml_text(
+        template_escaped({f"checks for {name}": checks}, ("${", "{%", "{#"), _jinja_literal)
+    )
     text = commented(header("Soda Core 3 (SodaCL)", _MAPPING, notes, skipped), body)
     return SuiteExport("soda", text, len(mapped), tuple(skipped), tuple(notes))

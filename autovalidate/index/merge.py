@@ -13,6 +13,7 @@ merging, not by rebuilding the lake.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections import Counter
@@ -24,15 +25,9 @@ import duckdb
 
 from autovalidate.errors import IndexBuildError, IndexMergeError, ParameterError
 from autovalidate.index.generalization import GENERALIZATION_COLUMNS, KEY_COLUMNS
+from autovalidate.index.publish import recover
 from autovalidate.index.reader import PatternIndex
-from autovalidate.index.schema import (
-    GENERALIZATION_DIR,
-    PATTERNS_DIR,
-    SUM_COLUMNS,
-    IndexMetadata,
-    generalization_files,
-    pattern_files,
-)
+from autovalidate.index.schema import GENERALIZATION_DIR, PATTERNS_DIR, SUM_COLUMNS, IndexMetadata
 from autovalidate.index.state import PART_FILE, iso_time, publish_local
 from autovalidate.wording import counted
 
@@ -159,13 +154,27 @@ def merge_indexes(
         labels = [str(r) for r in roots]
     if len(labels) != len(roots):
         raise ParameterError(f"{len(labels)} labels for {len(roots)} input indexes")
-    metas = []
-    for root in roots:
-        # checks the metadata, the version and that no part file is missing
-        with PatternIndex.open(root, in_memory=False) as index:
-            metas.append(index.metadata)
+    # each input checked (metadata, version, no part file missing) and held open until the
+    # merge is published: a publish over an input (M into M) keeps its version meanwhile
+    with contextlib.ExitStack() as held:
+        indexes = [held.enter_context(PatternIndex.open(r, in_memory=False)) for r in roots]
+        meta = _merge(indexes, roots, labels, Path(out), overwrite, threads, started, progress)
+    recover(out)  # the version an input held (M merged into M) is no reader's now
+    return meta
+
+
+def _merge(
+    indexes: Sequence[PatternIndex],
+    roots: Sequence[Path],
+    labels: Sequence[str | None],
+    target: Path,
+    overwrite: bool,
+    threads: int | None,
+    started: float,
+    progress: Callable[[str], object] | None,
+) -> IndexMetadata:
+    metas = [index.metadata for index in indexes]
     check_mergeable([(str(r), build_params(m)) for r, m in zip(roots, metas, strict=True)])
-    target = Path(out)
     if target.exists() and not overwrite:
         raise IndexBuildError(f"{target}: already exists; pass --overwrite to replace it")
 
@@ -180,8 +189,8 @@ def merge_indexes(
         sums = ", ".join(f"CAST(sum({c}) AS {t}) AS {c}" for c, t in SUM_COLUMNS.items())
         sources = " UNION ALL ".join(
             f"SELECT pattern_id, pattern, {casts} "
-            f"FROM read_parquet({[str(f) for f in pattern_files(r)]!r})"
-            for r in roots
+            f"FROM read_parquet({[str(f) for f in index.files]!r})"
+            for index in indexes
         )
         part = staging / PATTERNS_DIR / PART_FILE
         con = duckdb.connect()
@@ -194,7 +203,7 @@ def merge_indexes(
                 f"TO '{_sql_string(part)}' (FORMAT parquet, COMPRESSION zstd)"
             ).fetchall()
             (staging / GENERALIZATION_DIR).mkdir()
-            con.execute(_generalization_sum(roots, staging / GENERALIZATION_DIR / PART_FILE))
+            con.execute(_generalization_sum(indexes, staging / GENERALIZATION_DIR / PART_FILE))
         except duckdb.Error as exc:
             first = str(exc).splitlines()[0]
             raise IndexBuildError(f"{target}: merge failed: {first}") from exc
@@ -208,12 +217,15 @@ def merge_indexes(
     return publish_local(target, write, overwrite=overwrite)
 
 
-def _generalization_sum(roots: Sequence[Path], part: Path) -> str:
-    """SQL writing the sum, per key, of the inputs' generalization tables to ``part``."""
+def _generalization_sum(indexes: Sequence[PatternIndex], part: Path) -> str:
+    """SQL writing the sum, per key, of the inputs' generalization tables to ``part``.
+
+    Each input's files are those its reader opened (in the version it holds).
+    """
     typed = ", ".join(f"CAST({c} AS {t}) AS {c}" for c, t in GENERALIZATION_COLUMNS.items())
     sources = " UNION ALL ".join(
-        f"SELECT {typed} FROM read_parquet({[str(f) for f in generalization_files(r)]!r})"
-        for r in roots
+        f"SELECT {typed} FROM read_parquet({[str(f) for f in index.generalization_files]!r})"
+        for index in indexes
     )
     sums = ", ".join(
         f"CAST(sum({c}) AS {GENERALIZATION_COLUMNS[c]}) AS {c}"

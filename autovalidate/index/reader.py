@@ -22,6 +22,7 @@ import pyarrow as pa
 
 from autovalidate.errors import IndexSchemaError
 from autovalidate.index.generalization import GENERALIZATION_COLUMNS, GeneralizationStats
+from autovalidate.index.publish import IndexLease, open_version
 from autovalidate.index.schema import (
     GENERALIZATION_DIR,
     PATTERN_COLUMNS,
@@ -65,8 +66,19 @@ PRIOR_MIN_COV = 20
 PRIOR_MIN_PATTERNS = 100
 
 
-def _read_generalization(con: duckdb.DuckDBPyConnection, root: Path) -> GeneralizationStats:
+def _read_generalization(
+    con: duckdb.DuckDBPyConnection, root: Path, files: Sequence[Path]
+) -> GeneralizationStats:
     """The index's generalization table (:mod:`autovalidate.index.generalization`).
+
+    Parameters
+    ----------
+    con
+        The reader's connection.
+    root
+        The directory read (a versioned index's version directory), for messages.
+    files
+        Its generalization files (:func:`~autovalidate.index.schema.generalization_files`).
 
     Raises
     ------
@@ -75,7 +87,6 @@ def _read_generalization(con: duckdb.DuckDBPyConnection, root: Path) -> Generali
     duckdb.Error
         If its files cannot be read.
     """
-    files = generalization_files(root)
     if not files:
         raise IndexSchemaError(str(root), f"no Parquet files under {GENERALIZATION_DIR}/")
     source = f"read_parquet({[str(f) for f in files]!r})"
@@ -118,6 +129,12 @@ class PatternIndex:
         self.path = path
         self.metadata = metadata
         self.generalization = generalization or GeneralizationStats()
+        #: The pattern files read (in the version directory of a versioned index).
+        self.files: list[Path] = []
+        #: The generalization files read (beside :attr:`files`).
+        self.generalization_files: list[Path] = []
+        #: The hold on the directory read (released by :meth:`close`).
+        self.lease = IndexLease(path, None)
         self._con = con
         self._lock = threading.Lock()
         self._prior: FprPrior | None = None
@@ -151,7 +168,9 @@ class PatternIndex:
         Parameters
         ----------
         path
-            The index directory.
+            The index directory (plain, or versioned: then the version it
+            points to is read, and held until :meth:`close` so that no
+            publish removes it; :mod:`autovalidate.index.publish`).
         in_memory
             Load the pattern table into memory, sorted by ``pattern_id``
             (lookups by binary search: fast, and flat in the index size);
@@ -174,7 +193,18 @@ class PatternIndex:
             If its files lack a column or cannot be read, or hold another number
             of patterns than the metadata records (a partial index).
         """
-        root = Path(path)
+        lease = open_version(path)
+        try:
+            index = cls._open(Path(path), lease.path, in_memory=in_memory, threads=threads)
+        except BaseException:
+            lease.close()
+            raise
+        index.lease = lease
+        return index
+
+    @classmethod
+    def _open(cls, path: Path, root: Path, *, in_memory: bool, threads: int | None) -> PatternIndex:
+        """:meth:`open` of the directory ``root`` holding the files (a version of ``path``)."""
         metadata = read_metadata(root)
         files = pattern_files(root)
         if not files:
@@ -205,7 +235,8 @@ class PatternIndex:
                 # a partial index (a part file deleted, truncated to another row group,
                 # or the metadata edited) would give silently looser constraints
                 ((rows,),) = con.execute("SELECT count(*) FROM patterns").fetchall()
-            generalization = _read_generalization(con, root)
+            general_files = generalization_files(root)
+            generalization = _read_generalization(con, root, general_files)
         except duckdb.Error as exc:
             con.close()
             first = str(exc).splitlines()[0]  # DuckDB appends the failing SQL
@@ -218,7 +249,10 @@ class PatternIndex:
                 f"its metadata records {metadata.patterns:,} (a part file is missing or was "
                 "changed); rebuild it",
             )
-        return cls(root, metadata, con, table, generalization)
+        index = cls(path, metadata, con, table, generalization)
+        index.files = files
+        index.generalization_files = general_files
+        return index
 
     @property
     def tau(self) -> int:
@@ -408,6 +442,7 @@ class PatternIndex:
         """Release the DuckDB connection and the in-memory table."""
         self._con.close()
         self._table = self._ids = self._patterns = None
+        self.lease.close()
 
     def __enter__(self) -> PatternIndex:
         return self

@@ -13,20 +13,18 @@ corpora.
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from autovalidate.errors import IndexBuildError
 from autovalidate.index.generalization import GENERALIZATION_COLUMNS, GeneralizationStats
+from autovalidate.index.publish import publish_local
 from autovalidate.index.schema import (
     GENERALIZATION_DIR,
-    METADATA_FILE,
     PATTERN_COLUMNS,
     PATTERNS_DIR,
     SUM_COLUMNS,
@@ -377,73 +375,6 @@ def write_local_index(
         )
 
     return publish_local(target, write)
-
-
-def publish_local(
-    out: str | os.PathLike[str],
-    write: Callable[[Path], IndexMetadata],
-    *,
-    overwrite: bool = False,
-) -> IndexMetadata:
-    """Publish an index on the local file system atomically: staging, metadata last, rename.
-
-    ``write(staging)`` writes the pattern files under ``staging/patterns/``
-    (created beforehand) and returns the metadata; the metadata file is then
-    written, and the staging directory (``.NAME.tmp-*`` beside ``out``, which
-    no reader accepts) renamed to ``out``.  A failure or an interrupt removes
-    the staging directory and publishes nothing.
-
-    Parameters
-    ----------
-    out
-        Index directory to publish.
-    write
-        Fills the staging directory; called once.
-    overwrite
-        Replace an existing index at ``out`` once the new one is complete (the
-        old one is moved aside, the new one renamed in, the old one removed).
-
-    Returns
-    -------
-    IndexMetadata
-        What ``write`` returned, as written to the metadata file.
-
-    Raises
-    ------
-    IndexBuildError
-        If ``out`` exists without ``overwrite``, or cannot be written.
-    """
-    target = Path(out)
-    if target.exists() and not overwrite:
-        raise IndexBuildError(f"{target}: already exists; remove it first or overwrite it")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
-    old: Path | None = None
-    try:
-        (staging / PATTERNS_DIR).mkdir()
-        meta = write(staging)
-        (staging / METADATA_FILE).write_text(meta.to_json(), encoding="utf-8")
-        if target.exists():
-            if not overwrite:
-                raise IndexBuildError(f"{target}: appeared while building; not replaced")
-            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
-            os.rename(target, old / target.name)
-        try:
-            os.rename(staging, target)
-        except OSError:
-            if old is not None:
-                os.rename(old / target.name, target)
-            raise
-    except BaseException as exc:
-        shutil.rmtree(staging, ignore_errors=True)
-        if old is not None and not target.exists():
-            os.rename(old / target.name, target)
-        if isinstance(exc, OSError):
-            raise IndexBuildError(f"{target}: cannot write index: {exc}") from exc
-        raise
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
-    return meta
 
 
 def iso_time(ts: float) -> str:

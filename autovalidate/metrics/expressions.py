@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,6 +79,7 @@ __all__ = [
     "smallest_values",
     "sql",
     "sql_literal",
+    "sql_texts",
     "to_double",
     "to_sql",
     "to_text",
@@ -511,6 +512,15 @@ def sql_literal(value: Scalar) -> str:
             return f"CAST('{value}' AS DOUBLE)"
         return repr(value)
     return "'" + str(value).replace("'", "''") + "'"
+
+
+def sql_texts(expr: Expr) -> Iterator[str]:
+    """The texts of the user SQL (:class:`Sql`) in an expression tree, depth first."""
+    if isinstance(expr, Sql):
+        yield expr.text
+    elif isinstance(expr, Call):
+        for a in expr.args:
+            yield from sql_texts(a)
 
 
 def literal_params(args: Sequence[Expr]) -> list[Any]:

@@ -25,6 +25,7 @@ from autovalidate.metrics.base import (
 from autovalidate.metrics.counts import NumMatchesAndCount, RatioAnalyzer
 from autovalidate.metrics.statistics import ExtremeAnalyzer, MaxState, MinState
 from autovalidate.nulls import may_match_missing, missing_regex
+from autovalidate.user_code import check_user_regex
 
 __all__ = [
     "DataType",
@@ -160,6 +161,14 @@ class PatternMatch(TextColumnAnalyzer, RatioAnalyzer):
     References
     ----------
     ICDE 2019, Table I; Deequ ``PatternMatch.scala``.
+
+    Raises
+    ------
+    UnsafeInputError
+        If ``pattern`` is outside the RE2 subset or nests repetitions that
+        Spark's backtracking regex could take exponential time on
+        (:func:`~autovalidate.user_code.check_user_regex`): checked here,
+        before any engine runs it.
     """
 
     column: str
@@ -168,6 +177,9 @@ class PatternMatch(TextColumnAnalyzer, RatioAnalyzer):
 
     metric_name = "PatternMatch"
     state_class = NumMatchesAndCount
+
+    def __post_init__(self) -> None:
+        check_user_regex(self.pattern, f"has_pattern({self.column!r})")
 
     def aggregations(self) -> tuple[E.Expr, ...]:
         """Count matching rows and rows."""

@@ -35,6 +35,7 @@ import regex
 
 from autovalidate.errors import ParameterError
 from autovalidate.portable_regex import literal_regex
+from autovalidate.schemas import MAX_REPEAT
 
 __all__ = [
     "Element",
@@ -209,8 +210,6 @@ def bounded_pattern(pattern: str, least: Sequence[int]) -> str:
     return "".join(out)
 
 
-#: The most times a repeated segment may occur (RE2 accepts bounds up to 1000).
-MAX_REPEAT = 1000
 #: A vertical cut's segments: ``(pattern, most)``, where ``most`` is how many
 #: times the segment may occur: 0 (or False) for a segment every value has,
 #: 1 (or True) for an optional one (``(?:...)?``), k ≥ 2 for a repeated one

@@ -110,18 +110,37 @@ class FileSystemMetricsRepository(MetricsRepository):
             for path in directory.iterdir():
                 if path.name.startswith(".") or path.suffix not in (".json", ".parquet"):
                     continue
-                date = int(path.stem.rsplit("-", 1)[0])
+                try:
+                    date = int(path.stem.rsplit("-", 1)[0])
+                except ValueError:
+                    raise RepositoryError(
+                        str(path), "not a metrics file of this repository (DATE-ID.json expected)"
+                    ) from None
                 if (after is not None and date < after) or (before is not None and date > before):
                     continue
                 rows.extend(_read_file(path))
         return results_from_rows(rows)
 
 
+#: The fields every stored row has (and ``value`` or ``value_json``).
+_ROW_FIELDS = frozenset(
+    {"dataset", "dataset_date", "tags", "analyzer", "entity", "instance", "name"}
+    | {"saved_at_ns", "save_id"}
+)
+
+
 def _read_file(path: Path) -> list[dict[str, Any]]:
     try:
         if path.suffix == ".json":
             rows: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))["rows"]
-            return rows
-        return pq.read_table(path).to_pylist()
-    except (OSError, ValueError, KeyError, pa.ArrowException) as exc:
-        raise RepositoryError(str(path), f"unreadable metrics file: {exc}") from exc
+        else:
+            rows = pq.read_table(path).to_pylist()
+    except (OSError, ValueError, KeyError, TypeError, pa.ArrowException) as exc:
+        raise RepositoryError(str(path), f"unreadable metrics file: {exc!r}") from exc
+    for row in rows if isinstance(rows, list) else [None]:
+        missing = _ROW_FIELDS - set(row) if isinstance(row, dict) else _ROW_FIELDS
+        if missing:
+            raise RepositoryError(
+                str(path), f"unreadable metrics file: a row lacks {', '.join(sorted(missing))}"
+            )
+    return rows

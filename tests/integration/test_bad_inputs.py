@@ -214,8 +214,84 @@ def _constraint_edit(f: Files, name: str, edit: Callable[[dict], None]) -> Path:
     return path
 
 
+def _in_suite(f: Files, name: str, **changes: object) -> Result:
+    """The suite ``suggest --out`` wrote, its pattern constraint edited by hand."""
+    return run("validate", f.train, "-c", _constraint_edit(f, name, lambda d: d.update(changes)))
+
+
 def _tampered(doc: dict) -> None:
     doc["regex"] = r"\A(?:(a|aa)+)\z"
+
+
+def _suite_of(f: Files, name: str, constraint: dict) -> Path:
+    """A suite file of one Deequ constraint, as a hand-edited or hostile suite is."""
+    doc = {
+        "format": "autovalidate-suite",
+        "version": 2,
+        "checks": [{"description": "a", "level": "Error", "constraints": [constraint]}],
+    }
+    path = f.root / name
+    path.write_text(json.dumps(doc))
+    return path
+
+
+LEAK = "CAST(id AS INTEGER) < ascii(substr((SELECT content FROM read_text('/etc/passwd')),1,1))"
+
+
+def _deequ(f: Files, name: str, **constraint: object) -> Result:
+    data = f.csv("ids.csv", "id,name\n" + "".join(f"{i},n{i}\n" for i in range(1000)))
+    suite = _suite_of(f, name, {"kind": "deequ", **constraint})
+    return run("validate", data, "-c", suite)
+
+
+def _fifo(f: Files) -> Result:
+    import os
+    import threading
+
+    fifo = f.root / "stream.csv"
+    os.mkfifo(fifo)
+    text = f.train.read_bytes()
+
+    def feed() -> None:
+        with open(fifo, "wb") as w:  # blocks until the command opens it, once
+            w.write(text)
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    done: list[Result] = []
+    command = threading.Thread(
+        target=lambda: done.append(run("validate", fifo, "-c", f.constraint, "--json")),
+        daemon=True,
+    )
+    command.start()
+    command.join(timeout=120)
+    hung = command.is_alive()
+    while command.is_alive():  # a second open of the FIFO waits for a writer: give it EOF
+        try:
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:
+            pass
+        command.join(timeout=0.1)
+    assert not hung, "validate hung on a FIFO (it opened it more than once)"
+    (res,) = done
+    assert json.loads(res.output)["passed"] is True
+    return res
+
+
+def _padded(f: Files) -> Result:
+    data = f.csv("padded.csv", "  padded  ,b\n" + "".join(f"x{i},1\n" for i in range(30)))
+    res = run("suggest", data, "-c", "  padded  ", "-i", f.index, "--json")
+    assert json.loads(res.output)["column"] == "  padded  ", res.output
+    return res
+
+
+def _repository(f: Files, name: str, text: str) -> Result:
+    repo = f.root / name
+    (repo / "orders").mkdir(parents=True)
+    (
+        repo / "orders" / "notes.json" if "stray" in name else repo / "orders" / "1-a.json"
+    ).write_text(text)
+    return run("metrics", "history", "-r", repo, "-d", "orders")
 
 
 CASES: dict[tuple[str, str], Callable[[Files], Result]] = {
@@ -278,6 +354,53 @@ CASES: dict[tuple[str, str], Callable[[Files], Result]] = {
     ),
     ("hand-edited regex in a constraint", "validate"): lambda f: run(
         "validate", f.train, "-c", _constraint_edit(f, "tampered.json", _tampered)
+    ),
+    ('hand-edited `"alpha": "0.01"` in a pattern constraint', "validate"): lambda f: _in_suite(
+        f, "alpha.json", alpha="0.01"
+    ),
+    ('hand-edited `"null_tokens": "NULL"` in a pattern constraint', "validate"): lambda f: (
+        _in_suite(f, "tokens.json", null_tokens="NULL")
+    ),
+    ('hand-edited `"train_n": true` in a pattern constraint', "validate"): lambda f: _in_suite(
+        f, "n.json", train_n=True
+    ),
+    ("hand-edited `train_nonconforming` (a wider tolerance)", "validate"): lambda f: _in_suite(
+        f, "wider.json", train_nonconforming=30
+    ),
+    ('hand-edited `"allowed_values": "abc"`', "validate"): lambda f: _deequ(
+        f, "abc.json", constraint="is_contained_in", column="name", allowed_values="abc"
+    ),
+    ("a bound of `10**400` in an assertion", "validate"): lambda f: _deequ(
+        f, "big.json", constraint="has_size", assertion={"op": ">=", "value": 10**400}
+    ),
+    ("suite predicate reading a file (`read_text` in a subquery)", "validate"): lambda f: _deequ(
+        f, "leak.json", constraint="satisfies", predicate=LEAK, constraint_name="leak"
+    ),
+    ("suite `where` calling `getenv`", "validate"): lambda f: _deequ(
+        f, "env.json", constraint="is_complete", column="id", where="getenv('HOME') = ''"
+    ),
+    ("suite predicate of two statements", "validate"): lambda f: _deequ(
+        f, "two.json", constraint="satisfies", predicate="id > 0; SELECT 1", constraint_name="x"
+    ),
+    ("`has_pattern` regex with a look-ahead", "validate"): lambda f: _deequ(
+        f, "ahead.json", constraint="has_pattern", column="name", pattern="(?=n)n[0-9]+"
+    ),
+    ("`has_pattern` regex nesting repetitions (`(a+)+`)", "validate"): lambda f: _deequ(
+        f, "nested.json", constraint="has_pattern", column="name", pattern="(a+)+"
+    ),
+    ("an index OUT that cannot be written (under a file)", "index build"): lambda f: run(
+        "index", "build", "--lake", f.root, "--out", f.train / "index"
+    ),
+    ("a FIFO as input (`mkfifo x.csv; zcat x.gz > x.csv`)", "validate"): _fifo,
+    ("an `s3://` URL as input", "validate"): lambda f: run(
+        "validate", "s3://bucket/x.csv", "-c", f.suite
+    ),
+    ("a header with spaces around a name (`  padded  `)", "suggest --column"): _padded,
+    ("a stray file in a JSON metrics repository", "metrics history"): lambda f: _repository(
+        f, "stray-repo", '{"notes": 1}'
+    ),
+    ("a metrics file whose rows lack fields", "metrics history"): lambda f: _repository(
+        f, "rows-repo", '{"rows": [{"dataset": "orders"}]}'
     ),
     ("report file in a directory that does not exist", "validate --junit"): lambda f: run(
         "validate", f.train, "-c", f.suite, "--junit", f.root / "no-such-dir" / "report.xml"

@@ -375,3 +375,101 @@ def test_dqdl_rules_follow_the_grammar_and_their_regexes_run_in_java(suite, fram
             assert passed or (batch == "dirty" and column in with_errors), (batch, column, regex)
             if column == "ZipCode" and batch == "dirty":
                 assert conforming == pytest.approx(1 - ZIP_ERRORS / 1000) and not passed
+
+
+# -- text from the data is text in every target (issue 30) ---------------------------------------
+
+#: Values and a column name that a template engine would run, or that could end an escape.
+HOSTILE = ["{{ 7*7 }}", "{% endraw %}", "{%- endraw -%}x", "{# c #}", "${HOME}", "${HOME", "ok"]
+HOSTILE_COLUMN = "{{ 6*7 }}"
+
+
+@pytest.fixture()
+def hostile(tmp_path) -> tuple[ConstraintSuite, Path]:
+    from autovalidate.checks.spec import ConstraintSpec
+
+    csv = tmp_path / "hostile.csv"
+    pd.DataFrame({HOSTILE_COLUMN: HOSTILE, "id": list(range(len(HOSTILE)))}).to_csv(
+        csv, index=False
+    )
+    check = CheckSpec(
+        "hostile",
+        CheckLevel.ERROR,
+        (
+            ConstraintSpec(
+                "is_contained_in", {"column": HOSTILE_COLUMN, "allowed_values": HOSTILE}
+            ),
+            ConstraintSpec("is_complete", {"column": HOSTILE_COLUMN}),
+        ),
+    )
+    return ConstraintSuite((check,)), csv
+
+
+def test_dbt_gets_data_as_text_not_jinja(hostile, tmp_path):
+    suite, csv = hostile
+    exported = export_suite(suite, "dbt", name="hospital")
+    assert exported.exported == 2
+    for opener in ("{{ 7", "{%", "{#", "{{ 6"):
+        assert opener not in exported.text  # no tag from the data reaches dbt
+    project = _dbt_project(tmp_path, exported.text, csv, [HOSTILE_COLUMN, "id"])
+    model_sql = project / "models" / "hospital.sql"  # the model's own SQL, kept from Jinja
+    model_sql.write_text("{% raw %}" + model_sql.read_text() + "{% endraw %}")
+    run = _dbt(project, "--warn-error", "build", "--no-partial-parse")
+    assert run.returncode == 0, run.stdout[-3000:]  # the values are accepted: read as written
+    manifest = json.loads((project / "target" / "manifest.json").read_text())
+    (model,) = [n for n in manifest["nodes"].values() if n["resource_type"] == "model"]
+    assert list(model["columns"]) == [HOSTILE_COLUMN]  # not '42'
+    results = json.loads((project / "target" / "run_results.json").read_text())["results"]
+    tests = [r for r in results if r["unique_id"].startswith("test.")]
+    assert len(tests) == 2 and {r["status"] for r in tests} == {"pass"}
+    # dbt quotes accepted values without escaping: a quote in one would end the SQL string
+    from autovalidate.checks.spec import ConstraintSpec
+
+    quoted = ConstraintSpec("is_contained_in", {"column": "k", "allowed_values": ["x') OR 1=1 --"]})
+    skipped = export_suite(
+        ConstraintSuite((CheckSpec("c", CheckLevel.ERROR, (quoted,)),)), "dbt", name="t"
+    )
+    assert skipped.exported == 0 and "without escaping" in skipped.skipped[0].reason
+
+
+def test_soda_gets_data_as_text_not_variables(hostile, tmp_path):
+    suite, csv = hostile
+    exported = export_suite(suite, "soda", name="hospital")
+    assert exported.exported == 2
+    assert "${HOME}" not in exported.text and "{%" not in exported.text
+    result = _soda(tmp_path, exported.text, csv, [HOSTILE_COLUMN, "id"])
+    assert result["errors"] == []
+    assert [c["outcome"] for c in result["checks"]] == ["pass", "pass"]
+    assert all("/root" not in c["name"] and "42" not in c["name"] for c in result["checks"])
+
+
+def test_dqdl_skips_text_it_cannot_quote():
+    from autovalidate.checks.spec import ConstraintSpec
+
+    values = ["a", 'b"] and IsComplete "x', "line\nbreak"]
+    check = CheckSpec(
+        "c",
+        CheckLevel.ERROR,
+        (ConstraintSpec("is_contained_in", {"column": "k", "allowed_values": values}),),
+    )
+    exported = export_suite(ConstraintSuite((check,)), "dqdl", name="t")
+    assert exported.exported == 0 and "control character" in exported.skipped[0].reason
+    quoted = export_suite(
+        ConstraintSuite(
+            (
+                CheckSpec(
+                    "c",
+                    CheckLevel.ERROR,
+                    (
+                        ConstraintSpec(
+                            "is_contained_in", {"column": "k", "allowed_values": values[:2]}
+                        ),
+                    ),
+                ),
+            )
+        ),
+        "dqdl",
+        name="t",
+    )
+    body = [line for line in quoted.text.splitlines() if not line.startswith("#")]
+    assert body[1].strip() == 'ColumnValues "k" in ["a", "b\\"] and IsComplete \\"x"]'

@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from autovalidate.index.merge import merge_indexes
+from autovalidate.index.publish import open_version
 from autovalidate.index.reader import PatternIndex
 from autovalidate.index.schema import SUM_COLUMNS
 from autovalidate.index.state import write_local_index
@@ -30,15 +31,23 @@ FLOATS = [c for c in SUM_COLUMNS if c != "cov"] + ["fpr"]
 
 
 def pattern_rows(index: Path) -> dict[str, tuple]:
-    """pattern -> (pattern_id, cov, *FLOATS), read from the index's files."""
-    rows = (
-        duckdb.connect()
-        .execute(
-            f"SELECT pattern, pattern_id, cov, {', '.join(FLOATS)} "
-            f"FROM read_parquet('{index}/patterns/*.parquet')"
+    """pattern -> (pattern_id, cov, *FLOATS), read from the index's files.
+
+    The files of the version an index directory points to, when it was
+    published over an older one (autovalidate.index.publish).
+    """
+    lease = open_version(index)
+    try:
+        rows = (
+            duckdb.connect()
+            .execute(
+                f"SELECT pattern, pattern_id, cov, {', '.join(FLOATS)} "
+                f"FROM read_parquet('{lease.path}/patterns/*.parquet')"
+            )
+            .fetchall()
         )
-        .fetchall()
-    )
+    finally:
+        lease.close()
     return {r[0]: r[1:] for r in rows}
 
 

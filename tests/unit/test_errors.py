@@ -30,6 +30,8 @@ CASES = [
     errors.ConstraintFormatError("bad suite"),
     errors.ParameterError("theta out of range"),
     errors.EngineError("duckdb failed"),
+    errors.QueryError("Spark refused the query: [UNRESOLVED_COLUMN] nope"),
+    errors.UnsafeInputError("constraint 1: where", "'(SELECT 1)' refused: a query"),
     errors.MissingDependencyError("autovalidate index build", "pyspark", "spark"),
     errors.RepositoryError("/repo.duckdb", "lock not obtained within 60 s"),
     errors.InsufficientHistoryError("orders", 1, 3),

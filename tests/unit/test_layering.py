@@ -17,7 +17,17 @@ PACKAGE = Path(__file__).resolve().parents[2] / "autovalidate"
 
 #: Lowest first. A unit is a subpackage or a top-level module of ``autovalidate``.
 LAYERS: list[set[str]] = [
-    {"_version", "_lazy", "wording", "progress", "errors", "portable_regex", "nulls"},
+    {
+        "_version",
+        "_lazy",
+        "wording",
+        "progress",
+        "errors",
+        "portable_regex",
+        "nulls",
+        "user_code",
+        "schemas",
+    },
     {"metrics"},  # analyzer and expression declarations: no engine
     {"io", "patterns", "drift"},
     {"engines", "index"},  # engines render and run metrics; the index stores patterns

@@ -1,0 +1,305 @@
+"""JSON Schemas of the files autovalidate reads as untrusted input: suites and pattern constraints.
+
+A suite travels like code and is edited by hand, so it is checked on load
+against a schema (`JSON Schema <https://json-schema.org>`_ draft 2020-12,
+checked by the ``jsonschema`` package) before anything in it is used: every
+field's type and range (a fraction in [0, 1], a count >= 0, a finite number, a
+list of strings), and no field the format does not know. A string where a
+number belongs (``"alpha": "0.01"``), a string where a list belongs
+(``"allowed_values": "abc"``, ``"null_tokens": "NULL"``) or a boolean where a
+count belongs (``"train_n": true``) is refused with one line naming the file,
+the JSON path of the field and what it should be (:func:`check_document`).
+
+:data:`SUITE_SCHEMA` describes a suite (version 1 or 2),
+:data:`PATTERN_CONSTRAINT_SCHEMA` one pattern constraint (a file of its own,
+or an item of a suite). The lists of names below (drift tests, check levels,
+data types, assertion ops) are the code's own; a unit test holds them equal.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["PATTERN_CONSTRAINT_SCHEMA", "SUITE_SCHEMA", "check_document"]
+
+#: The largest finite JSON number; larger ones (``1e400``, ``10**400``) are refused.
+_MAX = sys.float_info.max
+_FINITE: dict[str, Any] = {"type": "number", "minimum": -_MAX, "maximum": _MAX}
+_FRACTION: dict[str, Any] = {"type": "number", "minimum": 0, "maximum": 1}
+_COUNT: dict[str, Any] = {"type": "integer", "minimum": 0}
+_TEXT: dict[str, Any] = {"type": "string"}
+_OPTIONAL_TEXT: dict[str, Any] = {"type": ["string", "null"]}
+_TEXTS: dict[str, Any] = {"type": "array", "items": _TEXT}
+
+#: :data:`autovalidate.drift.TESTS`.
+DRIFT_TESTS = ["fisher", "chi2", "strict"]
+#: The methods that infer pattern constraints (``suggest --method``).
+METHODS = ["fmdv", "fmdv-v", "fmdv-h", "fmdv-vh"]
+#: :class:`autovalidate.checks.CheckLevel` values.
+CHECK_LEVELS = ["Error", "Warning"]
+#: :class:`autovalidate.checks.ConstrainableDataType` values.
+DATA_TYPES = ["Null", "Fractional", "Integral", "Boolean", "String", "Numeric"]
+#: :class:`autovalidate.checks.spec.Assertion` ops.
+ASSERTION_OPS = ["==", "!=", "<", "<=", ">", ">=", "between"]
+#: Where a pattern segment's ``fpr`` comes from (:class:`autovalidate.solver.search.Hypothesis`).
+EVIDENCE = ["corpus", "positions", "literal"]
+#: The most times a repeated segment may occur, in a suite and in a rendered regex
+#: (:mod:`autovalidate.patterns.render`; RE2 accepts bounds up to 1000).
+MAX_REPEAT = 1000
+
+PATTERN_CONSTRAINT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": [
+        "kind",
+        "version",
+        "regex",
+        "pattern",
+        "fpr",
+        "method",
+        "test",
+        "alpha",
+        "train_n",
+        "train_nonconforming",
+    ],
+    "additionalProperties": False,
+    "properties": {
+        "kind": {"const": "autovalidate-pattern"},
+        "version": {"type": "integer"},  # the loader names a version it does not read
+        "regex": _TEXT,
+        "pattern": _TEXT,
+        "segments": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["pattern"],
+                "additionalProperties": False,
+                "properties": {
+                    "pattern": _TEXT,
+                    "regex": _TEXT,
+                    "fpr": {**_FINITE, "minimum": 0},
+                    "cov": _COUNT,
+                    "evidence": {"enum": EVIDENCE, "title": "segment evidence"},
+                    "shape_risk": _FRACTION,
+                    "optional": {"type": "boolean"},
+                    "repeat": {"type": "integer", "minimum": 2, "maximum": MAX_REPEAT},
+                    "branch": _COUNT,
+                },
+            },
+        },
+        "fpr": {**_FINITE, "minimum": 0},
+        "method": {"enum": METHODS, "title": "method"},
+        "test": {"enum": DRIFT_TESTS, "title": "drift test"},
+        "alpha": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+        "train_n": _COUNT,
+        "train_nonconforming": _COUNT,
+        "column": _OPTIONAL_TEXT,
+        "params": {"type": "object"},
+        "index": {"type": "object"},
+        "null_tokens": _TEXTS,
+        "digest": _TEXT,
+    },
+}
+
+# (a keyword of one type, such as "minimum" or "items", ignores values of the others)
+_ASSERTION: dict[str, Any] = {
+    "type": ["object", "null"],
+    "required": ["op", "value"],
+    "additionalProperties": False,
+    "properties": {
+        "op": {"enum": ASSERTION_OPS, "title": "assertion op"},
+        "value": {
+            **_FINITE,
+            "type": ["number", "array"],
+            "items": _FINITE,
+            "minItems": 2,
+            "maxItems": 2,
+        },
+    },
+}
+
+_DEEQU_CONSTRAINT: dict[str, Any] = {
+    "type": "object",
+    "required": ["kind", "constraint"],
+    "additionalProperties": False,
+    "properties": {
+        "kind": {"const": "deequ"},
+        "constraint": _TEXT,
+        "assertion": _ASSERTION,
+        "where": _OPTIONAL_TEXT,
+        "hint": _OPTIONAL_TEXT,
+        # the Check methods' arguments, by parameter name
+        "column": {"type": ["string", "array"], "items": _TEXT},
+        "columns": {"type": ["string", "array"], "items": _TEXT},
+        "column_a": _TEXT,
+        "column_b": _TEXT,
+        "quantile": _FRACTION,
+        "relative_error": _FRACTION,
+        "data_type": {"enum": DATA_TYPES, "title": "data type"},
+        "pattern": _TEXT,
+        "name": _OPTIONAL_TEXT,
+        "allowed_values": {
+            "type": "array",
+            "items": {**_FINITE, "type": ["string", "boolean", "number"]},
+        },
+        "lower_bound": _FINITE,
+        "upper_bound": _FINITE,
+        "include_lower_bound": {"type": "boolean"},
+        "include_upper_bound": {"type": "boolean"},
+        "predicate": _TEXT,
+        "constraint_name": _TEXT,
+        # has_no_anomalies
+        "analyzer": {"type": "object", "required": ["analyzer"]},
+        "strategy": {"type": "object", "required": ["strategy"]},
+        "dataset": _TEXT,
+        "tags": {"type": "object", "additionalProperties": _TEXT},
+        "after": {"type": ["integer", "null"]},
+        "before": {"type": ["integer", "null"]},
+    },
+}
+
+_CONSTRAINT: dict[str, Any] = {
+    "type": "object",
+    "required": ["kind"],
+    "properties": {"kind": {"enum": ["deequ", "autovalidate-pattern"], "title": "constraint kind"}},
+    "allOf": [
+        {
+            "if": {"properties": {"kind": {"const": "deequ"}}},
+            "then": _DEEQU_CONSTRAINT,
+        },
+        {
+            "if": {"properties": {"kind": {"const": "autovalidate-pattern"}}},
+            "then": PATTERN_CONSTRAINT_SCHEMA,
+        },
+    ],
+}
+
+SUITE_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "autovalidate constraint suite",
+    "type": "object",
+    "required": ["format", "version"],
+    "properties": {
+        "format": {"const": "autovalidate-suite"},
+        "version": {"enum": [1, 2]},
+    },
+    "allOf": [
+        {
+            "if": {"properties": {"version": {"const": 1}}},
+            "then": {
+                "required": ["constraints"],
+                "additionalProperties": False,
+                "properties": {
+                    "format": True,
+                    "version": True,
+                    "constraints": {"type": "array", "items": PATTERN_CONSTRAINT_SCHEMA},
+                },
+            },
+        },
+        {
+            "if": {"properties": {"version": {"const": 2}}},
+            "then": {
+                "required": ["checks"],
+                "additionalProperties": False,
+                "properties": {
+                    "format": True,
+                    "version": True,
+                    "checks": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "required": ["constraints"],
+                            "additionalProperties": False,
+                            "properties": {
+                                "description": _TEXT,
+                                "level": {"enum": CHECK_LEVELS, "title": "check level"},
+                                "constraints": {"type": "array", "items": _CONSTRAINT},
+                            },
+                        },
+                    },
+                },
+            },
+        },
+    ],
+}
+
+
+def check_document(doc: Any, schema: Mapping[str, Any], source: str) -> None:
+    """Refuse a document that does not fit ``schema``, naming the first field at fault.
+
+    Parameters
+    ----------
+    doc
+        The parsed JSON document.
+    schema
+        :data:`SUITE_SCHEMA` or :data:`PATTERN_CONSTRAINT_SCHEMA`.
+    source
+        The file (or ``"constraint"``), for the message.
+
+    Raises
+    ------
+    ConstraintFormatError
+        One line: ``"{source}: {json path}: {what is wrong}"``, e.g.
+        ``suite.json: $.checks[0].constraints[0].alpha: must be a number, not
+        '0.01'``. Of several faults, the deepest one
+        (:func:`jsonschema.exceptions.best_match`).
+    """
+    from jsonschema.exceptions import best_match
+
+    from autovalidate.errors import ConstraintFormatError
+
+    error = best_match(_validator(schema).iter_errors(doc), key=_deepest)
+    if error is not None:
+        raise ConstraintFormatError(f"{source}: {error.json_path}: {_said(error)}")
+
+
+_TYPE_NAMES = {
+    "array": "a list",
+    "object": "an object",
+    "number": "a number",
+    "integer": "an integer",
+    "string": "a string",
+    "boolean": "true or false",
+    "null": "null",
+}
+
+
+def _said(error: Any) -> str:
+    """What is wrong, in one line: the expected type, the known names, or the rule broken."""
+    shown = repr(error.instance)
+    if len(shown) > 60:  # a 400-digit number, a long list: shown cut
+        shown = shown[:40] + "..."
+    if error.validator == "type":
+        expected = error.validator_value
+        names = [expected] if isinstance(expected, str) else list(expected)
+        return f"must be {' or '.join(_TYPE_NAMES.get(n, n) for n in names)}, not {shown}"
+    if error.validator in ("enum", "const"):
+        title = error.schema.get("title", "value")
+        options = error.validator_value if error.validator == "enum" else [error.validator_value]
+        return f"unknown {title} {shown}; expected {' or '.join(map(repr, options))}"
+    return " ".join(error.message.replace(repr(error.instance), shown).split())
+
+
+@functools.cache
+def _cached_validator(key: int) -> Any:
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(_SCHEMAS[key])
+
+
+_SCHEMAS: dict[int, Mapping[str, Any]] = {}
+
+
+def _validator(schema: Mapping[str, Any]) -> Any:
+    """One validator per schema, built once (building one costs more than most checks)."""
+    _SCHEMAS.setdefault(id(schema), schema)
+    return _cached_validator(id(schema))
+
+
+def _deepest(error: Any) -> tuple[int, ...]:
+    """Rank errors deepest first (the field itself, not the object holding it)."""
+    from jsonschema.exceptions import relevance
+
+    return (len(error.absolute_path), *relevance(error))

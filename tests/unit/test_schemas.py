@@ -1,0 +1,233 @@
+"""The suite and constraint schemas (issue 30): types, ranges, a digest of the verdict fields."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from autovalidate.checks.check import CheckLevel, ConstrainableDataType
+from autovalidate.checks.spec import _OPS, ConstraintSuite
+from autovalidate.drift import TESTS
+from autovalidate.errors import ConstraintFormatError
+from autovalidate.pattern_constraint import PatternConstraint, verdict_digest
+from autovalidate.schemas import (
+    ASSERTION_OPS,
+    CHECK_LEVELS,
+    DATA_TYPES,
+    DRIFT_TESTS,
+    METHODS,
+)
+from tests.spark_support import CODE_CONSTRAINT
+
+
+def test_the_schemas_names_are_the_codes():
+    assert DRIFT_TESTS == list(TESTS)
+    assert CHECK_LEVELS == [level.value for level in CheckLevel]
+    assert DATA_TYPES == [t.value for t in ConstrainableDataType]
+    assert ASSERTION_OPS == [*_OPS, "between"]
+    from autovalidate.solver.fmdv import METHODS as SOLVER_METHODS
+
+    assert METHODS == list(SOLVER_METHODS)
+
+
+def constraint(**changes: object) -> dict:
+    """A tolerant pattern constraint as suggest writes it, with ``changes`` made by hand."""
+    return {**CODE_CONSTRAINT.to_dict(), **changes}
+
+
+def suite(*constraints: dict) -> dict:
+    return {
+        "format": "autovalidate-suite",
+        "version": 2,
+        "checks": [{"description": "d", "level": "Error", "constraints": list(constraints)}],
+    }
+
+
+HAND_EDITED = {
+    "alpha as a string": (constraint(alpha="0.01"), "alpha: must be a number, not '0.01'"),
+    "null tokens as a string": (
+        constraint(null_tokens="NULL"),
+        "null_tokens: must be a list, not 'NULL'",
+    ),
+    "train_n true": (constraint(train_n=True), "train_n: must be an integer, not True"),
+    "alpha out of range": (constraint(alpha=1.5), "alpha: 1.5 is greater than or equal"),
+    "negative count": (constraint(train_nonconforming=-1), "train_nonconforming: -1 is less"),
+    "unknown test": (constraint(test="none"), "unknown drift test 'none'"),
+    "unknown field": (constraint(tolerance=0.5), "'tolerance' was unexpected"),
+    "allowed values as a string": (
+        {"kind": "deequ", "constraint": "is_contained_in", "column": "a", "allowed_values": "abc"},
+        "allowed_values: must be a list, not 'abc'",
+    ),
+    "a bound of 10**400": (
+        {"kind": "deequ", "constraint": "has_size", "assertion": {"op": ">=", "value": 10**400}},
+        "assertion.value: 1000000000000000000000000000000000000000... is greater than the maximum",
+    ),
+    "a bound as a string": (
+        {"kind": "deequ", "constraint": "has_size", "assertion": {"op": ">=", "value": "3"}},
+        "assertion.value: must be a number or a list, not '3'",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HAND_EDITED))
+def test_a_hand_edited_suite_is_refused_naming_file_path_and_type(tmp_path, case):
+    item, needle = HAND_EDITED[case]
+    path = tmp_path / "suite.json"
+    path.write_text(json.dumps(suite(constraint(), item)))
+    with pytest.raises(ConstraintFormatError) as info:
+        ConstraintSuite.load(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}: $.checks[0].constraints[1]")
+    assert needle in message and "\n" not in message
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        {"train_nonconforming": 200},  # a tolerance 100 times wider: the check switched off
+        {"train_n": 1000},
+        {"null_tokens": ["NULL", "x5957"]},  # a typo declared missing
+        {"alpha": 1e-300},
+        {"test": "strict"},
+        {"method": "fmdv"},
+    ],
+)
+def test_an_edit_of_a_verdict_field_breaks_the_digest(edit):
+    doc = constraint(**edit)
+    with pytest.raises(ConstraintFormatError, match="do not match its digest"):
+        PatternConstraint.from_dict(doc)
+    with pytest.raises(ConstraintFormatError, match="do not match its digest"):
+        ConstraintSuite.from_dict(suite(doc), source="s.json")
+
+
+def test_fields_outside_the_verdict_and_digestless_constraints_still_load():
+    assert PatternConstraint.from_dict(constraint(column="zip")).column == "zip"
+    old = constraint()
+    del old["digest"]  # written before the digest existed
+    assert PatternConstraint.from_dict(old) == PatternConstraint.from_dict(constraint())
+    assert verdict_digest(constraint()) == constraint()["digest"]
+
+
+def test_every_check_method_argument_has_a_place_in_the_schema():
+    import inspect
+
+    from autovalidate.checks.check import SUITE_METHODS, Check
+    from autovalidate.schemas import SUITE_SCHEMA
+
+    deequ = SUITE_SCHEMA["allOf"][1]["then"]["properties"]["checks"]["items"]["properties"]
+    fields = deequ["constraints"]["items"]["allOf"][0]["then"]["properties"]
+    for method in SUITE_METHODS:
+        names = list(inspect.signature(getattr(Check, method)).parameters)[1:]
+        assert set(names) <= set(fields), (method, set(names) - set(fields))
+
+
+#: A constraint with a repeated segment, as suggest writes one since the solver prices a
+#: vertical cut by positions: evidence, shape_risk and repeat on its segments.
+REPEATED = {
+    "kind": "autovalidate-pattern",
+    "version": 1,
+    "regex": r"\A(?:\p{L}+(?:\_\p{L}+){0,3})\z",
+    "pattern": "<letter>+(_<letter>+){0,3}",
+    "segments": [
+        {
+            "pattern": "<letter>+",
+            "regex": r"\p{L}+",
+            "fpr": 0.0095,
+            "cov": 0,
+            "evidence": "positions",
+            "shape_risk": 0.0346,
+            "optional": False,
+        },
+        {
+            "pattern": "_<letter>+",
+            "regex": r"\_\p{L}+",
+            "fpr": 0.0012,
+            "cov": 0,
+            "evidence": "positions",
+            "optional": True,
+            "repeat": 3,
+        },
+    ],
+    "fpr": 0.0453,
+    "method": "fmdv-vh",
+    "test": "strict",
+    "alpha": 0.01,
+    "train_n": 3,
+    "train_nonconforming": 0,
+    "column": "code",
+}
+
+
+def repeated(**segment_changes: object) -> dict:
+    """:data:`REPEATED` with its repeated (second) segment changed by hand."""
+    segments = [dict(s) for s in REPEATED["segments"]]
+    segments[1].update(segment_changes)
+    return {**REPEATED, "segments": segments}
+
+
+def test_a_suite_with_a_repeated_segment_loads_and_validates(tmp_path):
+    path = tmp_path / "suite.json"
+    path.write_text(json.dumps(suite(REPEATED)))
+    (loaded,) = ConstraintSuite.load(path).pattern_constraints()
+    assert loaded.segments[1]["repeat"] == 3
+    assert loaded.segments[0]["shape_risk"] == 0.0346
+    assert loaded.validate(["ab_cd", "ab_cd_ef_gh", "xy"]).passed
+    # four repetitions is one more than the segment allows
+    result = loaded.validate(["ab_cd", "ab_cd_ef_gh_ij_kl"])
+    assert not result.passed and result.examples == ("ab_cd_ef_gh_ij_kl",)
+
+
+def test_a_suggested_constraint_with_a_repeated_segment_loads_again(tmp_path):
+    from autovalidate.suggest.pattern import suggest_pattern
+
+    constraint = suggest_pattern(["ab_cd", "ab_cd_ef", "xy_zz"], column="code")
+    assert constraint is not None
+    written = constraint.to_dict()
+    assert any("repeat" in s for s in written["segments"]), written["segments"]
+    assert {s["evidence"] for s in written["segments"]} <= {"corpus", "positions", "literal"}
+    path = tmp_path / "suite.json"
+    path.write_text(ConstraintSuite.of_patterns([constraint]).to_json())
+    (loaded,) = ConstraintSuite.load(path).pattern_constraints()
+    assert loaded == constraint
+    assert loaded.validate(["ab_cd", "ab_cd_ef", "xy_zz", "ab_cd_ef_gh"]).passed
+
+
+@pytest.mark.parametrize(
+    ("change", "needle"),
+    [
+        ({"repeat": 1}, "repeat: 1 is less than the minimum of 2"),
+        ({"repeat": 1001}, "repeat: 1001 is greater than the maximum of 1000"),
+        ({"repeat": "3"}, "repeat: must be an integer, not '3'"),
+        ({"repeat": 2.5}, "repeat: must be an integer, not 2.5"),
+        ({"evidence": "guess"}, "unknown segment evidence 'guess'"),
+        ({"shape_risk": 1.5}, "shape_risk: 1.5 is greater than the maximum of 1"),
+        ({"shape_risk": "0.1"}, "shape_risk: must be a number, not '0.1'"),
+    ],
+)
+def test_a_hand_edited_segment_is_refused_naming_its_field(tmp_path, change, needle):
+    path = tmp_path / "suite.json"
+    path.write_text(json.dumps(suite(repeated(**change))))
+    with pytest.raises(ConstraintFormatError) as info:
+        ConstraintSuite.load(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}: $.checks[0].constraints[0].segments[1]"), message
+    assert needle in message and "\n" not in message
+
+
+def test_the_segment_fields_are_the_solvers():
+    """The schema's segment evidence names are the solver's own."""
+    import ast
+    from pathlib import Path
+
+    import autovalidate.solver as solver
+    from autovalidate.schemas import EVIDENCE
+    from autovalidate.solver.search import Hypothesis
+
+    named = {Hypothesis("<digit>", 0.0, 1).evidence}
+    for module in Path(solver.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.keyword) and node.arg == "evidence":
+                assert isinstance(node.value, ast.Constant), (module.name, ast.dump(node))
+                named.add(node.value.value)
+    assert sorted(named) == sorted(EVIDENCE)
