@@ -141,7 +141,7 @@ def test_a_long_pattern_is_shown_whole_with_its_segments_read_out(flights_csv):
             assert ("┃ format" in res.output) == (len(formats) > 1)
             seen |= {"formats"} if len(formats) > 1 else set()
             for s in segments:
-                if s["cov"] == 0:  # a literal separator reads as its quoted text
+                if s["evidence"] == "literal":  # a separator reads as its quoted text
                     assert f"│ {s['pattern']!r}" in res.output
                     seen.add("literal")
     # the data makes both cases happen: a separator cut out, a column of two formats

@@ -266,9 +266,11 @@ def test_segments_read_out_with_their_format(browser, flights_csv, tmp_path):
             if formats > 1:
                 assert cells["format"] == str(s.get("branch", 0) + 1)
                 seen.add("formats")
-            if s["cov"] == 0:  # a separator: shown as quoted text, not as blank space
+            if s["evidence"] == "literal":  # a separator: quoted text, not blank space
                 assert cells["reads"] == repr(s["pattern"]) and cells["Cov_T"] == "literal"
                 seen.add("literal")
+            elif s["evidence"] == "positions":  # priced by the corpus's positions
+                assert cells["reads"] and cells["Cov_T"] == "positions"
             else:
                 assert cells["reads"] and cells["Cov_T"] == str(s["cov"])
     assert seen == {"formats", "literal"}

@@ -59,6 +59,11 @@ def cases(vals: list[str], seed: int) -> list[tuple[str, str]]:
         for source in (v, rng.choice(vals)):
             for p in patterns_of(source, rng, 3):
                 out.append((v, pattern_regex(p)))
+        # cuts with optional and repeated segments: (?:...)? and (?:...){0,k}
+        head, tail = patterns_of(v, rng, 1), patterns_of(rng.choice(vals), rng, 1)
+        if head and tail:
+            out.append((v, pattern_regex([(head[0], 0), (tail[0], rng.randint(1, 4))])))
+            out.append((v + v, pattern_regex([(head[0], 0), (head[0], rng.randint(1, 4))])))
     return out
 
 
