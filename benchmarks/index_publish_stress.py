@@ -125,8 +125,7 @@ def main() -> int:
     results: multiprocessing.Queue = multiprocessing.Queue()
     events = [multiprocessing.Event() for _ in range(args.readers)]
     procs = [
-        multiprocessing.Process(target=reader, args=(str(out), budget, e, results))
-        for e in events
+        multiprocessing.Process(target=reader, args=(str(out), budget, e, results)) for e in events
     ]
     started = time.time()
     for p in procs:

@@ -310,7 +310,8 @@ def provenance(lake: Path, rows: dict[str, int]) -> dict[str, Any]:
         for s in json.loads(info.read_text(encoding="utf-8")).get("sources", []):
             commits[s["repo"]] = s.get("commit", "")
     decided = {s.repo: s for s in SOURCES}
-    included, excluded = [], []
+    included: list[dict[str, object]] = []
+    excluded: list[dict[str, object]] = []
     for repo, n in rows.items():
         d = decided.get(repo)
         entry = {

@@ -82,6 +82,7 @@ _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 def _jinja_literal(ch: str) -> str:
     return "{{ '" + ch + "' }}"
 
+
 _BETWEEN = {"has_min": "min", "has_max": "max", "has_mean": "mean"}
 
 

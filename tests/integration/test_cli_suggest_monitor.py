@@ -343,9 +343,7 @@ def test_readme_whole_table_example_fails_the_dirty_flights_for_the_reasons_it_g
     count = re.search(r"^(\d+) suggestions for 7 columns", made, re.M).group(1)
     assert f"({count} for the 7 columns of flights" in " ".join(section.split())
     assert Path(suite).exists()
-    reasons = re.findall(
-        r"`([^`]*(?:failed|meet the constraint)[^`]*)`", " ".join(section.split())
-    )
+    reasons = re.findall(r"`([^`]*(?:failed|meet the constraint)[^`]*)`", " ".join(section.split()))
     assert len(reasons) == 2  # the README quotes two failures and their messages
     for quoted in reasons:
         assert quoted in failed, quoted

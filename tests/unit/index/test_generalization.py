@@ -93,7 +93,9 @@ def _corpus(seed: int, n: int) -> list[list[str]]:
     for _ in range(n):
         fmt = rng.choice(["{a:02d}:{b:02d}", "{a}-{b}", "X{a}/{b:03d}", "{a}.{b} {w}"])
         word = rng.choice(["kg", "m", "Box"])
-        out.append([fmt.format(a=rng.randint(0, 99), b=rng.randint(0, 999), w=word) for _ in range(40)])
+        out.append(
+            [fmt.format(a=rng.randint(0, 99), b=rng.randint(0, 999), w=word) for _ in range(40)]
+        )
     return out
 
 

@@ -8,8 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autovalidate.patterns.hierarchy import escape_literal
-from autovalidate.patterns.tokens import tokenize
-from autovalidate.patterns.tokens import token_class
+from autovalidate.patterns.tokens import token_class, tokenize
 from autovalidate.solver.alignment import align
 from autovalidate.solver.fmdv import MAX_VARIANTS, _plan, _PlanMemo, _Row, _Variant, _variants
 from autovalidate.solver.fmdv import _rows as fmdv_rows
