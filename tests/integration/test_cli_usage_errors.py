@@ -16,7 +16,7 @@ import pytest
 from tests.conftest import ROOT
 
 CASES = {
-    "missing argument": (["validate"], "Missing argument 'file'"),
+    "missing argument": (["validate"], "Missing argument 'FILE'"),
     "missing option": (["index", "build", "--lake", "."], "Missing option '--out'"),
     "unknown command": (["nosuch"], "No such command 'nosuch'"),
     "unknown option": (["validate", "x.csv", "--nope"], "No such option: --nope"),
