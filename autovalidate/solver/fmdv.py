@@ -463,8 +463,6 @@ def _solve_format(
             ordered=ordered,
         )
         for key, (space, _) in variant.segments.items():
-            if model is not None and key != (0, variant.width - 1):
-                continue  # a part of a vertical cut, priced by positions: no lookup
             if id(space) in planned:  # a segment another retained set has too
                 continue
             planned.add(id(space))
@@ -498,26 +496,29 @@ def _segmentation(
 ) -> list[SegmentChoice] | None:
     """The chosen segments of a retained set, or None where nothing is feasible.
 
-    Without position statistics (``model`` None): the DP over every segment's
-    best pattern by FPR_T, delimiters as literals (Eq. 8-11 with the slack).
-    With them, two candidates, the more specific of which wins
+    Two candidates, the more specific of which wins
     (:func:`~autovalidate.solver.dp.specificity_key`; a tie goes to the first):
 
-    * the whole value as one segment, priced by its FPR_T and within r (the
-      corpus has columns of that pattern);
-    * a vertical cut of parts priced by positions
-      (:func:`_position_choices`), its first segment carrying the retained
-      set's shape risk (:func:`_shape_risk`), whose total is within
+    * the paper's cut: the DP over every segment's best pattern by FPR_T,
+      delimiters as literals (Eq. 8-11 with the slack), the whole value one of
+      its segments;
+    * with position statistics (``model``), a cut of parts priced by
+      positions (:func:`_position_choices`), its first segment carrying the
+      retained set's shape risk (:func:`_shape_risk`), whose total is within
       ``max_position_risk``, by the same DP with the slack scaled to that
-      budget.
+      budget, its optional units priced as repetitions
+      (:func:`_repetitions`).
+
+    Beyond the paper: a part of a record whose corpus columns are impure (the
+    ``00`` minutes of a timestamp, as a column, are two-digit numbers of a
+    numeric column of mixed widths) gets a constraint from how such positions
+    generalized in the corpus, where the paper's cut abstains or keeps only
+    ``<digit>+``; where the corpus has evidence for a more specific part
+    (``<hex-lower>{8}`` of a GUID, ``<digit>{4}`` of a year), the paper's cut
+    stays.
     """
-    whole = (0, variant.width - 1)
     corpus: list[SegmentChoice] = []
-    parts: list[SegmentChoice] = []
     for (s, e), (space, optional) in variant.segments.items():
-        if model is not None and (s, e) != whole:
-            parts += _position_choices(space, variant.texts[(s, e)], optional, model, s, params)
-            continue
         best = space.best(
             max_fpr=params.max_fpr, min_cov=max(1, params.min_cov), objective=params.objective
         )
@@ -527,25 +528,30 @@ def _segmentation(
     literals = [
         SegmentChoice(s, e, Hypothesis(literal, 0.0, 0, evidence="literal"))
         for (s, e), literal in variant.delimiters.items()
-        if (s, e) not in spanned
     ]
-    if model is None:
-        return best_segmentation(
-            variant.width, corpus + literals, max_fpr=params.max_fpr, slack=params.fpr_slack
-        )
-    found = [[c] for c in corpus if c.cost <= params.max_fpr]
-    if variant.width > 1:
-        shape = _shape_risk(variant, model)
-        priced = [
-            dataclasses.replace(c, shape=shape) if c.start == 0 else c for c in parts + literals
-        ]
-        budget = params.max_position_risk
-        slack = params.fpr_slack * budget / params.max_fpr if params.max_fpr else 0.0
-        cut = best_segmentation(variant.width, priced, max_fpr=budget, slack=slack)
-        if cut is not None:
-            cut = _repetitions(cut, variant, model, budget)
-        if cut is not None:
-            found.append(cut)
+    paper = best_segmentation(
+        variant.width,
+        corpus + [c for c in literals if (c.start, c.end) not in spanned],
+        max_fpr=params.max_fpr,
+        slack=params.fpr_slack,
+    )
+    if model is None or variant.width == 1:
+        return paper
+    whole = (0, variant.width - 1)
+    shape = _shape_risk(variant, model)
+    parts = [
+        choice
+        for (s, e), (space, optional) in variant.segments.items()
+        if (s, e) != whole
+        for choice in _position_choices(space, variant.texts[(s, e)], optional, model, s, params)
+    ]
+    priced = [dataclasses.replace(c, shape=shape) if c.start == 0 else c for c in parts + literals]
+    budget = params.max_position_risk
+    slack = params.fpr_slack * budget / params.max_fpr if params.max_fpr else 0.0
+    cut = best_segmentation(variant.width, priced, max_fpr=budget, slack=slack)
+    if cut is not None:
+        cut = _repetitions(cut, variant, model, budget)
+    found = [c for c in (paper, cut) if c is not None]
     return min(found, key=specificity_key) if found else None
 
 

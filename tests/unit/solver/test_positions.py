@@ -119,3 +119,34 @@ def test_a_list_longer_than_training_showed_is_accepted_where_the_corpus_saw_lis
             train, index, method="fmdv-vh", params=replace(SolverParams(), generalize=False)
         )
         assert paper is None or not regex.fullmatch(paper.regex, "ab_cd_ef_gh_ij")
+
+
+HEX = "0123456789abcdef"
+
+
+def _run(rng: random.Random, alphabet: str, k: int) -> str:
+    return "".join(rng.choice(alphabet) for _ in range(k))
+
+
+def _drifting_keys(rng: random.Random) -> list[str]:
+    """GUID-shaped keys whose first tenth happens to be hex, the rest any letter or digit."""
+    alnum = string.digits + string.ascii_lowercase
+    return [
+        "-".join(_run(rng, HEX if i < 20 else alnum, k) for k in (8, 4, 4, 4, 12))
+        for i in range(200)
+    ]
+
+
+def test_parts_the_corpus_has_columns_of_keep_their_class_beside_the_position_pricing(tmp_path):
+    # corpus: bare hex codes of 8, 4 and 12 digits (evidence for the paper's cut of a
+    # GUID), and GUID-shaped keys that were hex only in their first tenth (the positions
+    # say a hex position may break later); the paper's cut is the more specific
+    rng = random.Random(3)
+    columns = [[_run(rng, HEX, k) for _ in range(200)] for k in (8, 4, 12) for _ in range(15)]
+    columns += [_drifting_keys(rng) for _ in range(30)] + [_numbers(rng) for _ in range(30)]
+    train = ["-".join(_run(rng, HEX, k) for k in (8, 4, 4, 4, 12)) for _ in range(40)]
+    with _index(tmp_path, columns) as index:
+        solution = solve(train, index, method="fmdv-vh")
+    assert solution is not None
+    assert solution.pattern.startswith("<hex-lower>{8}-<hex-lower>{4}-"), solution.pattern
+    assert not regex.fullmatch(solution.regex, "035cef0g-ab5b-4870-8a2d-3fffb2002a86")
