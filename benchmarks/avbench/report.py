@@ -96,6 +96,11 @@ def _f(x: Any) -> str:
     return "–" if x is None or (isinstance(x, float) and x != x) else f"{x:.3f}"
 
 
+def _prf(scores: dict[str, Any]) -> str:
+    """Precision, recall and F1 of a summary as three table cells."""
+    return f"{_f(scores['precision'])} | {_f(scores['recall'])} | {_f(scores['f1'])}"
+
+
 def markdown(report: dict[str, Any]) -> str:
     """The run as a Markdown page: quality table, cost, sensitivity, links to the plots."""
     c = report["commit"]
@@ -121,8 +126,8 @@ def markdown(report: dict[str, Any]) -> str:
     for name, r in report["methods"].items():
         a, s = r["all"], r["applicable"]
         lines.append(
-            f"| {name} | {_f(a['precision'])} | {_f(a['recall'])} | {_f(a['f1'])} "
-            f"| {_f(s['precision'])} | {_f(s['recall'])} | {_f(s['f1'])} "
+            f"| {name} | {_prf(a)} "
+            f"| {_prf(s)} "
             f"| {r['abstentions']} | {r['match_anything']} | {r.get('implementation', '')} |"
         )
     for label, by_variant in report.get("ablation", {}).items():
@@ -135,10 +140,7 @@ def markdown(report: dict[str, Any]) -> str:
         ]
         for name, r in by_variant.items():
             a, s = r["all"], r["applicable"]
-            lines.append(
-                f"| {name} | {_f(a['precision'])} | {_f(a['recall'])} | {_f(a['f1'])} "
-                f"| {_f(s['precision'])} | {_f(s['recall'])} | {_f(s['f1'])} |"
-            )
+            lines.append(f"| {name} | {_prf(a)} | {_prf(s)} |")
     lines += _slice_lines(report)
     lines += _fmdv_lines("FMDV variants, 95% bootstrap intervals", report.get("noise"), None)
     lines += _calibration_lines(report.get("calibration", {}).get("fmdv-vh"), "")
@@ -251,10 +253,7 @@ def _slice_lines(report: dict[str, Any]) -> list[str]:
     ]
     for name, r in report["methods"].items():
         a, b = r["repetitive"], r["varied"]
-        lines.append(
-            f"| {name} | {_f(a['precision'])} | {_f(a['recall'])} | {_f(a['f1'])} "
-            f"| {_f(b['precision'])} | {_f(b['recall'])} | {_f(b['f1'])} |"
-        )
+        lines.append(f"| {name} | {_prf(a)} | {_prf(b)} |")
     return lines
 
 
@@ -284,7 +283,7 @@ def _fmdv_lines(
     for name, r in summaries.items():
         a = r["all"]
         lines.append(
-            f"| {name} | {_f(a['precision'])} | {_f(a['recall'])} | {_f(a['f1'])} "
+            f"| {name} | {_prf(a)} "
             f"| {r['abstentions']} | {_f(r['applicable']['f1'])} | {_f(r['repetitive']['f1'])} "
             f"| {_f(r['varied']['f1'])} | {_band(r['noise']['precision'])} "
             f"| {_band(r['noise']['f1'])} |"
