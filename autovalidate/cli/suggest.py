@@ -26,7 +26,7 @@ from autovalidate.cli.common import (
 )
 from autovalidate.errors import EmptyColumnError
 from autovalidate.solver.fmdv import METHODS, SolverParams
-from autovalidate.suggest.pattern import MAX_VALUES, suggest_pattern
+from autovalidate.suggest.pattern import MAX_VALUES, NoPatternReason, infer_pattern
 from autovalidate.wording import counted
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ def suggest(
         help="Pattern index directory (autovalidate index build) of your own lake. "
         "Without it: the default index packaged with autovalidate (a public corpus).",
     ),
-    method: str = typer.Option("fmdv-vh", "--method", "-m", help=f"One of {', '.join(METHODS)}."),
+    method: str = typer.Option("fmdv-vh", "--method", help=f"One of {', '.join(METHODS)}."),
     r: float = typer.Option(
         _D.max_fpr, "--r", min=0.0, max=1.0, help="Largest admissible estimated FPR (fraction)."
     ),
@@ -146,7 +146,17 @@ def suggest(
     with local_input(file) as path, reading(path):
         require_rows(path, path)
         if column is not None:
-            _suggest_pattern(path, column, index, pattern_options, out, as_json, html)
+            params = SolverParams(
+                max_fpr=r,
+                min_cov=m,
+                theta=theta,
+                tau=tau,
+                objective=objective,
+                max_shortfall=max_shortfall,
+            )
+            _suggest_pattern(
+                path, column, index, params, method, max_values or None, out, as_json, html
+            )
         else:
             _suggest_table(
                 path, index, pattern_options, level, test_ratio, seed, out, as_json, html, verbose
@@ -191,7 +201,7 @@ def _suggest_table(
             {
                 "file": str(file),
                 **result.to_dict(),
-                "elapsed_s": round(elapsed, 3),
+                "elapsed_ms": round(elapsed * 1000, 1),
                 "out": None if out is None else str(out),
             }
         )
@@ -304,7 +314,9 @@ def _suggest_pattern(
     file: Path,
     column: str,
     index: Path | None,
-    options: dict[str, object],
+    params: SolverParams,
+    method: str,
+    max_values: int | None,
     out: Path | None,
     as_json: bool,
     html: Path | None,
@@ -313,7 +325,6 @@ def _suggest_pattern(
     from autovalidate.index.default import index_summary, open_default_index
     from autovalidate.index.reader import PatternIndex
     from autovalidate.io import column_values
-    from autovalidate.nulls import drop_missing
     from autovalidate.report import pattern_report, render_html
     from autovalidate.report.model import PatternDetails
 
@@ -322,17 +333,13 @@ def _suggest_pattern(
         raise EmptyColumnError(column)
     with PatternIndex.open(index) if index is not None else open_default_index() as idx:
         started = time.perf_counter()
-        constraint = suggest_pattern(values, idx, column=column, **options)  # type: ignore[arg-type]
+        suggestion = infer_pattern(
+            values, idx, params=params, method=method, column=column, max_values=max_values
+        )
         elapsed_ms = (time.perf_counter() - started) * 1000
         used = index_summary(idx)
+    constraint, reason = suggestion.constraint, suggestion.reason
     n_values = sum(v is not None for v in values)
-    reason = (
-        None
-        if constraint is not None
-        else "every value is missing (null tokens such as NA or N/A, or blanks)"
-        if next(drop_missing(values), None) is None
-        else "no feasible hypothesis pattern (FPR > r or coverage < m)"
-    )
     if out is not None and constraint is not None:
         write_atomically(out, suite_to_json([constraint]) + "\n")
     if html is not None:
@@ -346,7 +353,7 @@ def _suggest_pattern(
                 "values": n_values,
                 "constraint": constraint.to_dict() if constraint else None,
                 "description": constraint.description if constraint else None,
-                "reason": reason,
+                "reason": None if reason is None else reason.explanation,
                 "elapsed_ms": round(elapsed_ms, 2),
                 "out": str(out) if out is not None and constraint is not None else None,
             }
@@ -358,10 +365,10 @@ def _suggest_pattern(
             f"({used['description']})",
             f"for {column!r}: "
             + (
-                f"{reason}."
-                if reason and reason.startswith("every value")
+                f"{reason.explanation}."
+                if reason is NoPatternReason.ALL_MISSING
                 else "no hypothesis pattern is feasible "
-                f"(estimated FPR > r={options['r']} or coverage < m={options['m']}); "
+                f"(estimated FPR > r={params.max_fpr} or coverage < m={params.min_cov}); "
                 "natural-language columns usually end here."
             ),
         )
@@ -389,7 +396,7 @@ def _suggest_pattern(
         f"{constraint.test}"
         + (f", alpha={constraint.alpha}" if constraint.test != "strict" else ""),
     )
-    table.add_row("method", f"{options['method']} in {elapsed_ms:.0f} ms")
+    table.add_row("method", f"{method} in {elapsed_ms:.0f} ms")
     console.print(table)
     details = PatternDetails.of(constraint)
     if len(details.segments) > 1:

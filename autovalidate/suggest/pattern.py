@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import enum
 import random
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import regex
@@ -18,7 +20,7 @@ if TYPE_CHECKING:
     from autovalidate.index.reader import PatternIndex
     from autovalidate.pattern_constraint import PatternConstraint
 
-__all__ = ["suggest_pattern"]
+__all__ = ["NoPatternReason", "PatternSuggestion", "infer_pattern", "suggest_pattern"]
 
 _DEFAULTS = SolverParams()
 
@@ -138,16 +140,6 @@ def suggest_pattern(
     ----------
     Song & He, SIGMOD 2021, §2.3-§4.
     """
-    if method not in METHODS:
-        raise ParameterError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
-    if test is None:
-        test = "fisher" if method in ("fmdv-h", "fmdv-vh") else "strict"
-    if test not in TESTS:
-        raise ParameterError(f"test must be one of {', '.join(TESTS)}; got {test!r}")
-    if not 0.0 < alpha < 1.0:
-        raise ParameterError(f"alpha must be in (0, 1), got {alpha}")
-    if max_values is not None and max_values < 1:
-        raise ParameterError(f"max_values must be at least 1 (or None), got {max_values}")
     params = SolverParams(
         max_fpr=r,
         min_cov=m,
@@ -159,6 +151,87 @@ def suggest_pattern(
         generalize=generalize,
         max_position_risk=max_position_risk,
     )
+    return infer_pattern(
+        values,
+        index,
+        params=params,
+        method=method,
+        test=test,
+        alpha=alpha,
+        column=column,
+        null_tokens=null_tokens,
+        max_values=max_values,
+    ).constraint
+
+
+class NoPatternReason(str, enum.Enum):
+    """Why a column gets no pattern constraint (:attr:`PatternSuggestion.reason`)."""
+
+    #: Every value is missing: nulls, blanks or null tokens (``NA``, ``N/A``...).
+    ALL_MISSING = "all-missing"
+    #: No hypothesis pattern is feasible: every one has an estimated FPR above
+    #: r or a coverage below m (natural-language columns usually end here).
+    INFEASIBLE = "infeasible"
+
+    @property
+    def explanation(self) -> str:
+        """One line for a user: what happened, in the terms of the parameters."""
+        if self is NoPatternReason.ALL_MISSING:
+            return "every value is missing (null tokens such as NA or N/A, or blanks)"
+        return "no feasible hypothesis pattern (FPR > r or coverage < m)"
+
+
+@dataclass(frozen=True)
+class PatternSuggestion:
+    """The outcome of :func:`infer_pattern`: a constraint, or the reason there is none.
+
+    Attributes
+    ----------
+    constraint
+        The inferred constraint, or ``None``.
+    reason
+        ``None`` exactly when there is a constraint.
+    """
+
+    constraint: PatternConstraint | None
+    reason: NoPatternReason | None = None
+
+
+def infer_pattern(
+    values: Any,
+    index: PatternIndex | None = None,
+    *,
+    params: SolverParams | None = None,
+    method: str = "fmdv-vh",
+    test: str | None = None,
+    alpha: float = 0.01,
+    column: str | None = None,
+    null_tokens: Sequence[str] = DEFAULT_NULL_TOKENS,
+    max_values: int | None = MAX_VALUES,
+) -> PatternSuggestion:
+    """:func:`suggest_pattern` with its solver parameters as one value; says why it has none.
+
+    ``params`` (r, m, θ, τ and the rest: :class:`~autovalidate.solver.fmdv.SolverParams`,
+    its defaults if ``None``) replace :func:`suggest_pattern`'s keyword
+    arguments of the same meaning; every other argument, the errors raised and
+    the source are :func:`suggest_pattern`'s.
+
+    Returns
+    -------
+    PatternSuggestion
+        The constraint, or ``None`` with a :class:`NoPatternReason`.
+    """
+    params = params or _DEFAULTS
+    if method not in METHODS:
+        raise ParameterError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
+    if test is None:
+        test = "fisher" if method in ("fmdv-h", "fmdv-vh") else "strict"
+    if test not in TESTS:
+        raise ParameterError(f"test must be one of {', '.join(TESTS)}; got {test!r}")
+    if not 0.0 < alpha < 1.0:
+        raise ParameterError(f"alpha must be in (0, 1), got {alpha}")
+    if max_values is not None and max_values < 1:
+        raise ParameterError(f"max_values must be at least 1 (or None), got {max_values}")
     # the engines, the index reader and DuckDB load here, not when the CLI reads MAX_VALUES
     from autovalidate.index.default import is_default_index, shared_default_index
     from autovalidate.io import column_values
@@ -170,7 +243,7 @@ def suggest_pattern(
     null_tokens = tuple(null_tokens)
     train = list(drop_missing(read, null_tokens))
     if not train:
-        return None
+        return PatternSuggestion(None, NoPatternReason.ALL_MISSING)
     if index is None:
         index = shared_default_index()
     sampled = max_values is not None and len(train) > max_values
@@ -179,7 +252,7 @@ def suggest_pattern(
     )
     solution = solve(inferred_from, index, method=method, params=params)
     if solution is None:
-        return None
+        return PatternSuggestion(None, NoPatternReason.INFEASIBLE)
     draft = PatternConstraint(
         regex=solution.regex,
         pattern=solution.pattern,
@@ -206,10 +279,10 @@ def suggest_pattern(
         train_nonconforming=0,
         column=column,
         params={
-            "r": r,
-            "m": m,
-            "theta": theta,
-            "tau": tau,
+            "r": params.max_fpr,
+            "m": params.min_cov,
+            "theta": params.theta,
+            "tau": params.tau,
             **({"inferred_from": len(inferred_from)} if sampled else {}),
         },
         null_tokens=null_tokens,
@@ -228,4 +301,6 @@ def suggest_pattern(
     # not through an engine, because a query costs more than the whole search
     rx = regex.compile(solution.regex)
     nonconforming = sum(1 for v in train if rx.fullmatch(v) is None)
-    return PatternConstraint(**{**draft.__dict__, "train_nonconforming": nonconforming})
+    return PatternSuggestion(
+        PatternConstraint(**{**draft.__dict__, "train_nonconforming": nonconforming})
+    )
