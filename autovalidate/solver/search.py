@@ -90,7 +90,7 @@ class _Coded(NamedTuple):
 
 
 #: One-case letter classes of any length: a position of one text under them
-#: claims nothing that text could have disproved (``fmdv._hypothesis_evidence``).
+#: claims nothing that text could have disproved (``plan._hypothesis_evidence``).
 _FREE = re.compile(r"<(?:upper|lower)>\+")
 
 

@@ -6,6 +6,7 @@ import random
 
 import autovalidate.solver.fmdv as fmdv
 import autovalidate.solver.search as search
+import autovalidate.solver.variants as variants
 from autovalidate.suggest.pattern import suggest_pattern
 
 
@@ -33,9 +34,11 @@ def test_suggest_on_1e5_distinct_values_does_no_per_pair_work(small_index, monke
         calls["row_eq"] += 1
         return NotImplemented
 
-    monkeypatch.setattr(fmdv, "tokenize", counting_tokenize)
+    monkeypatch.setattr(fmdv, "tokenize", counting_tokenize)  # the multi-format search's
+    monkeypatch.setattr(variants, "tokenize", counting_tokenize)  # the rows'
+
     monkeypatch.setattr(search, "_slot", counting_slot)
-    monkeypatch.setattr(fmdv._Row, "__eq__", counting_eq)
+    monkeypatch.setattr(variants.Row, "__eq__", counting_eq)
     constraint = suggest_pattern(values, small_index, m=5, theta=0.1)
     assert constraint is not None and constraint.train_n == len(values)
     assert constraint.validate(["03/04/2019"]).n_nonconforming == 0

@@ -10,36 +10,36 @@ from hypothesis import strategies as st
 from autovalidate.patterns.hierarchy import escape_literal
 from autovalidate.patterns.tokens import token_class, tokenize
 from autovalidate.solver.alignment import align
-from autovalidate.solver.fmdv import MAX_VARIANTS, _plan, _PlanMemo, _Row, _Variant, _variants
-from autovalidate.solver.fmdv import _rows as fmdv_rows
+from autovalidate.solver.plan import PlanMemo, plan_segments
 from autovalidate.solver.search import SegmentSpace
+from autovalidate.solver.variants import MAX_VARIANTS, Row, Variant, group_rows, retained_sets
 
 
-def _rows(values: list[str]) -> tuple[list[_Row], int]:
+def _rows(values: list[str]) -> tuple[list[Row], int]:
     counts = Counter(values)
     rows = []
     for value, weight in counts.items():
         tokens = tokenize(value)
         if tokens:
             signature = tuple(token_class(t.kind, t.text) for t in tokens)
-            rows.append(_Row(value, tokens, weight, signature))
+            rows.append(Row(value, tokens, weight, signature))
     return rows, sum(counts.values())
 
 
-def _reference(rows: list[_Row], n: int, theta: float) -> list[_Variant]:
+def _reference(rows: list[Row], n: int, theta: float) -> list[Variant]:
     """The former construction: drop each rare group by list membership (quadratic)."""
-    groups: dict[tuple[str, ...], list[_Row]] = {}
+    groups: dict[tuple[str, ...], list[Row]] = {}
     for row in rows:
         groups.setdefault(row.signature, []).append(row)
     ordered = sorted(groups.items(), key=lambda kv: (-sum(r.weight for r in kv[1]), kv[0]))
-    variants: list[_Variant] = []
+    variants: list[Variant] = []
     kept = [r for _, g in ordered for r in g]
     total = sum(r.weight for r in kept)
     for drop in range(len(ordered)):
         retained = total / n
         if 1.0 - retained > theta + 1e-12 or not kept or len(variants) == MAX_VARIANTS:
             break
-        variants.append(_Variant(kept, retained))
+        variants.append(Variant(kept, retained))
         dropped = ordered[len(ordered) - 1 - drop][1]
         kept = [r for r in kept if r not in dropped]
         total -= sum(r.weight for r in dropped)
@@ -53,7 +53,7 @@ VALUE = st.text(alphabet="aZ9-.|: ", min_size=0, max_size=6)
 @given(values=st.lists(VALUE, min_size=1, max_size=40), theta=st.sampled_from([0.0, 0.1, 0.5]))
 def test_variants_match_the_brute_force_reference(values, theta):
     rows, n = _rows(values)
-    variants, signatures = _variants(rows, n, theta)
+    variants, signatures = retained_sets(rows, n, theta)
     expected = _reference(rows, n, theta)
     assert [(v.rows, v.retained) for v in variants] == [(v.rows, v.retained) for v in expected]
     assert len(signatures) == len({r.signature for r in rows})
@@ -62,12 +62,12 @@ def test_variants_match_the_brute_force_reference(values, theta):
 def test_many_rare_groups_are_dropped_in_order():
     values = ["12"] * 90 + ["a-1", "b.2", "c|3", "d:4", "Q"] * 2
     rows, n = _rows(values)
-    variants, _ = _variants(rows, n, 0.1)
+    variants, _ = retained_sets(rows, n, 0.1)
     assert [v.retained for v in variants] == [(100 - 2 * k) / 100 for k in range(6)]
     assert [len(v.rows) for v in variants] == [len(v.rows) for v in _reference(rows, n, 0.1)]
 
 
-def _reference_plan(variant: _Variant, *, tau, alignment, signatures, ordered=()) -> None:
+def _reference_plan(variant: Variant, *, tau, alignment, signatures, ordered=()) -> None:
     """The former planning: every segment gathers the distinct token rows of every row.
 
     And its evidence: per column, the larger of the distinct tokens and their
@@ -121,7 +121,7 @@ def _reference_plan(variant: _Variant, *, tau, alignment, signatures, ordered=()
                 variant.evidence[(s, e)] = tuple(evidence)
 
 
-def _shape(variant: _Variant):
+def _shape(variant: Variant):
     return (
         variant.width,
         dict(variant.delimiters),
@@ -148,23 +148,23 @@ def test_plan_matches_the_per_row_reference(values, tau):
     rows, n = _rows(values)
     row_of = {r.value: r for r in rows}
     ordered = [row_of[v] for v in values if v in row_of]
-    variants, signatures = _variants(rows, n, 0.5)
+    variants, signatures = retained_sets(rows, n, 0.5)
     if not variants:
         return
     weights: Counter[tuple[str, ...]] = Counter()
     for r in rows:
         weights[r.signature] += r.weight
     alignment = align(signatures, [weights[sig] for sig in signatures])
-    memo = _PlanMemo()  # shared by the retained sets, as _solve_format shares it
+    memo = PlanMemo()  # shared by the retained sets, as _solve_format shares it
     spaces: set[int] = set()
     for variant in variants:
         fast, shared, slow = (
-            _Variant(variant.rows, variant.retained),
-            _Variant(variant.rows, variant.retained),
-            _Variant(variant.rows, variant.retained),
+            Variant(variant.rows, variant.retained),
+            Variant(variant.rows, variant.retained),
+            Variant(variant.rows, variant.retained),
         )
-        _plan(fast, tau=tau, alignment=alignment, signatures=signatures, ordered=ordered)
-        _plan(
+        plan_segments(fast, tau=tau, alignment=alignment, signatures=signatures, ordered=ordered)
+        plan_segments(
             shared,
             tau=tau,
             alignment=alignment,
@@ -196,7 +196,7 @@ def test_rows_by_shape_equal_rows_by_tokenize(values):
     """
     counts = Counter(values)
     expected, _ = _rows(values)
-    assert fmdv_rows(counts) == expected
+    assert group_rows(counts) == expected
 
 
 def test_rows_by_shape_on_real_lake_values(lake_mini):
@@ -206,4 +206,4 @@ def test_rows_by_shape_on_real_lake_values(lake_mini):
     values = [v for col in table.column(0).to_pylist()[::7] for v in col[:50] if v is not None]
     assert len(values) > 5_000
     expected, _ = _rows(values)
-    assert fmdv_rows(Counter(values)) == expected
+    assert group_rows(Counter(values)) == expected
