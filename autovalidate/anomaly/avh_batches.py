@@ -609,9 +609,10 @@ class AVHProgram:
 
 def fit_program(
     history: Sequence[AnalysisResult],
-    reference: pd.DataFrame,
+    reference: pd.DataFrame | None,
     delta: float,
     *,
+    issues: Sequence[SyntheticIssue] | None = None,
     clt: bool = False,
     alpha: float = 0.05,
     seed: int = 0,
@@ -623,9 +624,13 @@ def fit_program(
     history
         The dataset's recorded AVH statistics (:func:`record_avh_batch`), at least 3 results.
     reference
-        A clean batch to derive synthetic issues from (usually the newest recorded one).
+        A clean batch to derive synthetic issues from (usually the newest
+        recorded one); not read when ``issues`` is given.
     delta
         Budget on the program's false-positive rate, a fraction in (0, 1].
+    issues
+        Synthetic issues made beforehand (:func:`synthetic_issues`), e.g. to
+        program several budgets from one reference.
     clt
         Also offer normal-approximation intervals for means and completeness.
     alpha
@@ -643,8 +648,10 @@ def fit_program(
     InsufficientHistoryError
         If fewer than 3 results.
     ParameterError
-        If ``delta`` is outside (0, 1].
+        If ``delta`` is outside (0, 1], or neither ``reference`` nor ``issues`` is given.
     """
+    if reference is None and issues is None:
+        raise ParameterError("fit_program needs a reference batch or synthetic issues")
     if not 0.0 < delta <= 1.0:
         raise ParameterError(f"delta must be in (0, 1], got {delta}")
     if len(history) < 3:
@@ -654,7 +661,9 @@ def fit_program(
     dataset = ordered[-1].result_key.dataset
     last = _Observation.of(ordered[-1].metrics)
     pool = candidates(ordered, alpha=alpha)
-    issues = synthetic_issues(reference, numeric_columns=_tracked_numeric(ordered), seed=seed)
+    if issues is None:
+        assert reference is not None
+        issues = synthetic_issues(reference, numeric_columns=_tracked_numeric(ordered), seed=seed)
     observed = [_Observation.of(i.metrics) for i in issues]
     options: list[Option] = []
     intervals: dict[tuple[str, float], Interval] = {}
