@@ -23,12 +23,13 @@ from a metrics repository:
   Each candidate is offered at the bounds ``delta / 2**i`` for ``i`` in 0..5.
 * **Expected recall** (:func:`synthetic_issues`): the paper estimates which
   constraints catch issues on synthetic issues; here they are made from a
-  reference batch (a clean batch the caller passes): per column, values
-  missing in 20 % of the rows, the column dropped, numbers times 100, text cut
-  to half its length, 30 % of a categorical column set to one value; per
-  table, every row duplicated once. A candidate at a bound *covers* an issue
-  when the issue's statistic falls outside its interval (or the statistic
-  cannot be computed any more).
+  reference batch (a clean batch the caller passes), each kind at a mild and
+  a gross severity (:data:`SEVERITIES`): per column, the column dropped,
+  values missing in 5 % / 30 % of the rows, numbers times 10 / 1000, text
+  cut to 75 % / 50 % of its length, 10 % / 40 % of a categorical column set
+  to its most frequent value; per table, 10 % / 100 % of the rows duplicated.
+  A candidate at a bound *covers* an issue when the issue's statistic falls
+  outside its interval (or cannot be computed any more).
 * **Program** (:func:`fit_program`): :func:`~autovalidate.anomaly.avh.select_constraints`
   under ``delta``. The false-positive bound rests only on the history; the
   synthetic issues only steer which constraints spend the budget.
@@ -95,6 +96,7 @@ __all__ = [
     "AVH_STATISTICS",
     "HISTOGRAM_MAX_DISTINCT",
     "PROGRAM_FORMAT",
+    "SEVERITIES",
     "AVHConstraint",
     "AVHProgram",
     "Candidate",
@@ -358,35 +360,53 @@ def _numeric(series: pd.Series) -> pd.Series:
     return pd.to_numeric(series, errors="coerce")
 
 
+#: Severities of the synthetic issues: mild and gross, so that tight intervals earn their cost.
+SEVERITIES = {
+    "duplicated rows": (0.1, 1.0),  # share of the rows added again
+    "missing values": (0.05, 0.3),  # share of a column's values set to null
+    "unit change": (10.0, 1000.0),  # factor on a numeric column
+    "truncated strings": (0.75, 0.5),  # share of each text value kept
+    "category drift": (0.1, 0.4),  # share of a categorical column set to its mode
+}
+
+
 def _perturbations(frame: pd.DataFrame, seed: int) -> list[tuple[str, str, pd.DataFrame]]:
     rng = np.random.default_rng(seed)
     n = len(frame)
-    out: list[tuple[str, str, pd.DataFrame]] = [
-        ("duplicated rows", "*", pd.concat([frame, frame], ignore_index=True))
-    ]
+    out: list[tuple[str, str, pd.DataFrame]] = []
+    for share in SEVERITIES["duplicated rows"]:
+        extra = frame.iloc[np.flatnonzero(rng.random(n) < share)]
+        out.append(("duplicated rows", "*", pd.concat([frame, extra], ignore_index=True)))
     for c in frame.columns:
         values = frame[c]
         present = values.notna()
         if not present.any():
             continue
-        missing = frame.copy()
-        missing.loc[rng.random(n) < 0.2, c] = None
-        out.append(("missing values", c, missing))
         out.append(("schema change", c, frame.drop(columns=[c])))
+        for share in SEVERITIES["missing values"]:
+            missing = frame.copy()
+            missing.loc[rng.random(n) < share, c] = None
+            out.append(("missing values", c, missing))
         numbers = _numeric(values)
         if numbers.notna().sum() >= 0.9 * present.sum():
-            scaled = frame.copy()
-            scaled[c] = [None if pd.isna(x) else f"{x * 100:g}" for x in numbers]
-            out.append(("unit change", c, scaled))
+            for factor in SEVERITIES["unit change"]:
+                scaled = frame.copy()
+                scaled[c] = [None if pd.isna(x) else f"{x * factor:g}" for x in numbers]
+                out.append(("unit change", c, scaled))
         else:
-            cut = frame.copy()
-            cut[c] = [None if pd.isna(v) else str(v)[: max(1, len(str(v)) // 2)] for v in values]
-            out.append(("truncated strings", c, cut))
+            for keep in SEVERITIES["truncated strings"]:
+                cut = frame.copy()
+                cut[c] = [
+                    None if pd.isna(v) else str(v)[: max(1, int(len(str(v)) * keep))]
+                    for v in values
+                ]
+                out.append(("truncated strings", c, cut))
         if values.nunique() <= HISTOGRAM_MAX_DISTINCT:
-            drift = frame.copy()
             top = values.mode(dropna=True).iloc[0]
-            drift.loc[rng.random(n) < 0.3, c] = top
-            out.append(("category drift", c, drift))
+            for share in SEVERITIES["category drift"]:
+                drift = frame.copy()
+                drift.loc[rng.random(n) < share, c] = top
+                out.append(("category drift", c, drift))
     return out
 
 
@@ -560,6 +580,27 @@ class AVHProgram:
         """:meth:`to_dict` as indented JSON."""
         return json.dumps(self.to_dict(), indent=2) + "\n"
 
+    def evaluate(
+        self, current: Mapping[str, Metric], previous: Mapping[str, Metric]
+    ) -> list[tuple[AVHConstraint, float | None]]:
+        """Each constraint with its value on a batch; ``None`` when it cannot be computed.
+
+        Parameters
+        ----------
+        current
+            The batch's AVH statistics by analyzer text (:func:`avh_statistics`).
+        previous
+            The newest history batch's: differences and distances are taken against it.
+        """
+        now, before = _Observation.of(current), _Observation.of(previous)
+        return [(c, _value_of(c.candidate, now, before)) for c in self.constraints]
+
+    def rejects(self, current: Mapping[str, Metric], previous: Mapping[str, Metric]) -> bool:
+        """True when some constraint fails (or cannot be computed) on the batch."""
+        return any(
+            v is None or not c.interval.contains(v) for c, v in self.evaluate(current, previous)
+        )
+
     @classmethod
     def from_dict(cls, doc: Any) -> AVHProgram:
         """Inverse of :meth:`to_dict`.
@@ -724,9 +765,11 @@ def validate_batch_avh(
         A pinned program; its differences and distances are taken against the
         newest result of the history.
     reference
-        The clean batch synthetic issues are made from when programming; by
-        default the new batch itself (the bounds then still rest on the
-        history alone; pin a program to decouple it from the batch).
+        A clean batch the synthetic issues are made from when programming
+        (typically the newest recorded one); required without ``program``.
+        Never the batch being validated: the program would then lean on the
+        constraints that batch happens to break, and its false-positive
+        bound would no longer hold.
     tags, before
         Which earlier results form the history (as for ``validate_batch``).
     clt
@@ -743,7 +786,7 @@ def validate_batch_avh(
     InsufficientHistoryError
         If the history has fewer than 3 results (or none, with a program).
     ParameterError
-        If ``delta`` is outside (0, 1].
+        If ``delta`` is outside (0, 1], or neither ``program`` nor ``reference`` is given.
     RepositoryError
         If the repository cannot be read.
 
@@ -760,12 +803,10 @@ def validate_batch_avh(
     current = {str(a): m for a, m in avh_statistics(data, numeric_columns=numeric).items()}
     if program is None:
         if reference is None:
-            reference = data if isinstance(data, pd.DataFrame) else read_text_frame(str(data))
+            raise ParameterError("programming needs a clean reference batch (or pass a program)")
         program = fit_program(history, reference, delta, clt=clt)
-    new, last = _Observation.of(current), _Observation.of(history[-1].metrics)
     decisions = []
-    for c in program.constraints:
-        value = _value_of(c.candidate, new, last)
+    for c, value in program.evaluate(current, history[-1].metrics):
         i = c.interval
         label = {"value": "", "difference": " (difference)", "distance": " (vs previous)"}
         bound = f"{i.bound} bound {i.fpr:.4g} ({c.share:.0%} of the budget)"

@@ -111,11 +111,18 @@ def validate_batch_command(
     save_program: Path = typer.Option(
         None, "--save-program", help="With --strategy avh: write the program to this file."
     ),
+    save_suite: Path = typer.Option(
+        None,
+        "--save-suite",
+        help="With --strategy avh: also write the program's constraints on batch values as a "
+        "suite for `autovalidate validate --suite` (differences and distances need "
+        "--program).",
+    ),
     reference: Path = typer.Option(
         None,
         "--reference",
-        help="With --strategy avh: a clean batch to make the synthetic issues from "
-        "(default: FILE).",
+        help="With --strategy avh and no --program: a clean batch (typically the newest "
+        "recorded one, never FILE) to make the synthetic issues from.",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the decision as JSON."),
     html: Path = typer.Option(
@@ -139,9 +146,10 @@ def validate_batch_command(
     --strategy avh programs constraints instead (Tu et al., KDD 2023): from
     the history recorded with `metrics record --avh`, it chooses metrics and
     bounds whose false-positive rate sums to at most --fpr (Chebyshev and
-    Cantelli bounds, union bound), catching as many synthetic issues of a
-    clean reference batch as it can; --save-program pins the program and
-    --program runs a pinned one.
+    Cantelli bounds, union bound), catching as many synthetic issues of the
+    clean --reference batch as it can; --save-program pins the program,
+    --save-suite writes its constraints on batch values as a suite, and
+    --program runs a pinned program.
 
     Exit codes: 0 accepted, 1 rejected, 2 error (also: too little history).
     """
@@ -159,8 +167,12 @@ def validate_batch_command(
     repo = open_repository(repository)
     # a stream (a FIFO) is copied once: the batch is read twice (validated, recorded)
     avh = strategy is StrategyName.AVH
-    if not avh and (program or save_program or reference):
-        raise typer.BadParameter("--program, --save-program and --reference need --strategy avh")
+    if not avh and (program or save_program or save_suite or reference):
+        raise typer.BadParameter(
+            "--program, --save-program, --save-suite and --reference need --strategy avh"
+        )
+    if avh and program is None and reference is None:
+        raise typer.BadParameter("--strategy avh needs --reference (a clean batch) or --program")
     if avh and not 0.0 < fpr <= 1.0:
         raise typer.BadParameter(f"--fpr must be in (0, 1], got {fpr}")
     chosen = None
@@ -172,11 +184,16 @@ def validate_batch_command(
                 dataset,
                 delta=fpr,
                 program=None if program is None else AVHProgram.load(program),
-                reference=None if program else read_text_frame(reference or path),
+                reference=None if reference is None else read_text_frame(reference),
                 tags=tags,
             )
             if save_program is not None:
                 write_atomically(save_program, chosen.to_json())
+            if save_suite is not None:
+                from autovalidate.checks.avh_suite import program_suite
+
+                suite, _ = program_suite(chosen)
+                write_atomically(save_suite, suite.to_json() + "\n")
         else:
             result = validate_batch(
                 str(path),
@@ -212,7 +229,7 @@ def validate_batch_command(
         elif chosen is not None:
             _print_program(chosen, result)
             _print_verdict(file, result, recorded)
-            wrote(html, junit, save_program)
+            wrote(html, junit, save_program, save_suite)
         else:
             table = Table(
                 "column", "statistic", "value", "forecast", "interval", "history", "status"

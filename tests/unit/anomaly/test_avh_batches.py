@@ -19,7 +19,7 @@ from autovalidate.anomaly.avh_batches import (
     validate_batch_avh,
 )
 from autovalidate.cli import app
-from autovalidate.errors import ConstraintFormatError, InsufficientHistoryError
+from autovalidate.errors import ConstraintFormatError, InsufficientHistoryError, ParameterError
 from autovalidate.metrics import Completeness, Mean, Size
 from autovalidate.repository import ResultKey
 from autovalidate.repository.memory import InMemoryMetricsRepository
@@ -74,18 +74,21 @@ def test_the_program_spends_at_most_its_budget_and_is_pinnable(growing, tmp_path
         AVHProgram.from_dict({"format": "autovalidate-suite"})
 
 
-def test_too_little_history_is_an_error():
-    repo = InMemoryMetricsRepository()
+def test_misuse_is_an_error(growing):
+    repo, _ = growing
+    new = batch(np.random.default_rng(0), 10)
     with pytest.raises(InsufficientHistoryError):
-        validate_batch_avh(batch(np.random.default_rng(0), 10), repo, "none")
+        validate_batch_avh(new, InMemoryMetricsRepository(), "none", reference=new)
+    with pytest.raises(ParameterError, match="reference"):
+        validate_batch_avh(new, repo, "o")  # no program and no clean reference
 
 
 def test_synthetic_issues_perturb_the_reference():
     issues = synthetic_issues(batch(np.random.default_rng(1), 100))
     kinds = {(i.kind, i.column) for i in issues}
     assert ("unit change", "price") in kinds and ("truncated strings", "code") in kinds
-    dup = next(i for i in issues if i.kind == "duplicated rows")
-    assert dup.metrics[str(Size())].value == 200
+    sizes = sorted(i.metrics[str(Size())].value for i in issues if i.kind == "duplicated rows")
+    assert len(sizes) == 2 and 100 < sizes[0] < 200 and sizes[1] == 200
     gone = next(i for i in issues if i.kind == "schema change" and i.column == "status")
     assert str(Completeness("status")) not in gone.metrics
 
@@ -129,8 +132,12 @@ def test_cli_programs_saves_and_runs_a_pinned_program(tmp_path):
             "avh",
             "--fpr",
             "0.1",
+            "--reference",
+            str(tmp_path / "day5.csv"),
             "--save-program",
             str(program),
+            "--save-suite",
+            str(tmp_path / "suite.json"),
             "--json",
         ],
     )
@@ -159,6 +166,13 @@ def test_cli_programs_saves_and_runs_a_pinned_program(tmp_path):
         ],
     )
     assert pinned.exit_code == 1 and "AVH program" in pinned.output
+    values = [c for c in doc["program"]["constraints"] if c["transform"] == "value"]
+    suite = json.loads((tmp_path / "suite.json").read_text())
+    assert len(suite["checks"][0]["constraints"]) == len(values)
+    unpinned = runner.invoke(
+        app, ["validate-batch", str(bad), "-r", repo, "-d", "o", "--strategy", "avh"]
+    )
+    assert unpinned.exit_code == 2 and "--reference" in unpinned.output
 
 
 @pytest.mark.spark
