@@ -11,7 +11,7 @@ Pipelines (real public data in ``../shared``):
   the lake keeps 1000 of its rows): time-partitioned, one batch per week of
   2013 (from ``month`` and ``day``), in time order; weeks 0-29 are the
   history, weeks 30-52 are tested;
-* ``flights`` (seed 001, Redyuk et al. 2020: ``../shared/dirty-clean/flights``):
+* ``flights`` (Redyuk et al. 2020's own experiment: ``../shared/dirty-clean/flights``):
   the rows permuted by ``numpy.random.default_rng(rep)`` and cut into batches
   of 50 rows; the first 25 are the history, the rest are tested; a tested
   batch's rows taken from ``dirty.csv`` are a real issue ("dirty rows");
@@ -167,7 +167,7 @@ def trials(reps: int, tables: int) -> Iterator[Trial]:
         parts = [perm[i : i + 50] for i in range(0, len(perm) - 49, 50)]
         batches = [clean.iloc[p].reset_index(drop=True) for p in parts]
         dirt = [dirty.iloc[p].reset_index(drop=True) for p in parts[25:]]
-        yield Trial("flights (seed 001)", rep, batches[:25], batches[25:], dirt)
+        yield Trial("flights (Redyuk et al.)", rep, batches[:25], batches[25:], dirt)
     for table_id in lake_tables(tables):
         frame = lake_table(table_id)
         for rep in range(reps):
@@ -300,7 +300,7 @@ def run_trial(trial: Trial, issue_rng: np.random.Generator) -> list[dict[str, An
         kind = KINDS[(i + trial.rep) % len(KINDS)]
         broken, column = inject(batch, kind, issue_rng)
         cases += [("clean", "", batch), (kind, column, broken)]
-    cases += [("dirty rows (seed 001)", "", d) for d in trial.dirty]
+    cases += [("dirty rows (Redyuk et al. flights)", "", d) for d in trial.dirty]
     for kind, column, frame in cases:
         new = _stats(frame, numeric)
         decisions = {f"avh@{d}": p.rejects(new, history[-1]) for d, p in programs.items()}
