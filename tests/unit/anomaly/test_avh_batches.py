@@ -169,6 +169,14 @@ def test_cli_programs_saves_and_runs_a_pinned_program(tmp_path):
     values = [c for c in doc["program"]["constraints"] if c["transform"] == "value"]
     suite = json.loads((tmp_path / "suite.json").read_text())
     assert len(suite["checks"][0]["constraints"]) == len(values)
+    as_suite = runner.invoke(app, ["validate", str(new), "-c", str(tmp_path / "suite.json")])
+    # the suite holds exactly the value constraints: it fails iff one of them failed
+    broke = any(
+        d["status"] != "accepted"
+        for d, c in zip(doc["statistics"], doc["program"]["constraints"], strict=True)
+        if c["transform"] == "value"
+    )
+    assert as_suite.exit_code == (1 if broke else 0), as_suite.output
     unpinned = runner.invoke(
         app, ["validate-batch", str(bad), "-r", repo, "-d", "o", "--strategy", "avh"]
     )
