@@ -94,6 +94,7 @@ from autovalidate.repository.base import AnalysisResult, MetricsRepository, Resu
 
 __all__ = [
     "AVH_STATISTICS",
+    "DISTANCES",
     "HISTOGRAM_MAX_DISTINCT",
     "PROGRAM_FORMAT",
     "SEVERITIES",
@@ -104,6 +105,7 @@ __all__ = [
     "avh_statistics",
     "candidates",
     "fit_program",
+    "read_text_frame",
     "record_avh_batch",
     "synthetic_issues",
     "validate_batch_avh",
