@@ -20,7 +20,7 @@ from autovalidate.anomaly.avh_batches import (
 )
 from autovalidate.cli import app
 from autovalidate.errors import ConstraintFormatError, InsufficientHistoryError, ParameterError
-from autovalidate.metrics import Completeness, Mean, Size
+from autovalidate.metrics import Completeness, Histogram, MaxLength, Size
 from autovalidate.repository import ResultKey
 from autovalidate.repository.memory import InMemoryMetricsRepository
 
@@ -185,9 +185,10 @@ def test_cli_programs_saves_and_runs_a_pinned_program(tmp_path):
 
 @pytest.mark.spark
 def test_the_statistics_are_the_same_on_spark(spark):
-    frame = batch(np.random.default_rng(5), 60)[["price", "status"]]
+    frame = batch(np.random.default_rng(5), 60)[["status"]]
     local = avh_statistics(frame)
     remote = avh_statistics(spark.createDataFrame(frame))
-    for analyzer in (Size(), Completeness("status")):
+    assert set(remote) == set(local)
+    for analyzer in (Size(), Completeness("status"), MaxLength("status")):
         assert remote[analyzer].value == pytest.approx(local[analyzer].value)
-    assert Mean("price") in local
+    assert remote[Histogram("status")].value == local[Histogram("status")].value
