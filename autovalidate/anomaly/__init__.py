@@ -7,7 +7,10 @@ Strategies (Deequ's ``anomalydetection``, PVLDB 2018 §3.4): :class:`SimpleThres
 prediction interval of Redyuk et al. 2020, :class:`ExponentialSmoothingStrategy`.
 :meth:`autovalidate.checks.Check.has_no_anomalies` decides a batch's metric
 against its history in a metrics repository; :mod:`~autovalidate.anomaly.batches`
-accepts or rejects whole batches as in Redyuk et al. 2020.
+accepts or rejects whole batches as in Redyuk et al. 2020;
+:mod:`~autovalidate.anomaly.avh_batches` by a program of constraints whose
+false-positive rate is bounded by a budget (Auto-Validate-by-History, Tu et
+al. KDD 2023; the bounds and the selection are in :mod:`~autovalidate.anomaly.avh`).
 """
 
 from __future__ import annotations

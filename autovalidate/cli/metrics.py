@@ -66,6 +66,12 @@ def record(
     file_format: str = typer.Option(
         "json", "--format", help="For a directory repository: json or parquet files."
     ),
+    avh: bool = typer.Option(
+        False,
+        "--avh",
+        help="Also record what `validate-batch --strategy avh` draws on: row count, "
+        "text lengths and histograms of low-cardinality columns.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print what was recorded as JSON."),
 ) -> None:
     """Record the statistics of FILE as the next point of the dataset's time series.
@@ -77,12 +83,13 @@ def record(
 
     Exit codes: 0 recorded, 2 error.
     """
+    from autovalidate.anomaly.avh_batches import record_avh_batch
     from autovalidate.anomaly.batches import record_batch
     from autovalidate.repository import ResultKey, open_repository
 
     key = ResultKey.at(dataset, date, parse_tags(tag))
     repo = open_repository(repository, file_format=file_format)
-    metrics = record_batch(str(file), repo, key)
+    metrics = (record_avh_batch if avh else record_batch)(str(file), repo, key)
     saved = {str(a): m for a, m in metrics.items() if m.error is None}
     if as_json:
         print_json(
@@ -95,7 +102,13 @@ def record(
         return
     table = Table("column", "statistic", "value", title=f"recorded {dataset} at {key.date}")
     for metric in saved.values():
-        table.add_row(metric.instance, metric.name, f"{metric.value:.6g}")
+        value = metric.value
+        shown = (
+            f"{value:.6g}"
+            if isinstance(value, (int, float))
+            else f"histogram of {getattr(value, 'number_of_bins', '?')} values"
+        )
+        table.add_row(metric.instance, metric.name, shown)
     console.print(table)
 
 

@@ -24,7 +24,10 @@ from autovalidate.cli.common import (
 from autovalidate.cli.metrics import REPOSITORY_HELP, parse_tags
 
 if TYPE_CHECKING:
+    from autovalidate.anomaly.avh_batches import AVHProgram
     from autovalidate.anomaly.base import AnomalyDetectionStrategy
+    from autovalidate.anomaly.batches import BatchValidationResult
+    from autovalidate.repository import ResultKey
 
 
 class StrategyName(str, enum.Enum):
@@ -33,9 +36,11 @@ class StrategyName(str, enum.Enum):
     EXPONENTIAL_SMOOTHING = "exponential-smoothing"
     ONLINE_NORMAL = "online-normal"
     BATCH_NORMAL = "batch-normal"
+    AVH = "avh"
 
 
 def _strategy(name: StrategyName, confidence: float, deviations: float) -> AnomalyDetectionStrategy:
+    """The forecasting strategy of a name (not ``avh``, which programs constraints)."""
     from autovalidate.anomaly import (
         BatchNormalStrategy,
         ExponentialSmoothingStrategy,
@@ -89,6 +94,36 @@ def validate_batch_command(
     date: str = typer.Option(
         None, "--date", help="With --record: the batch's date (ISO 8601; default: now, UTC)."
     ),
+    fpr: float = typer.Option(
+        0.01,
+        "--fpr",
+        min=0.0,
+        max=1.0,
+        help="With --strategy avh: budget delta on the false-positive rate of the program "
+        "(a fraction in (0, 1]).",
+    ),
+    program: Path = typer.Option(
+        None,
+        "--program",
+        help="With --strategy avh: run this pinned program (saved with --save-program) "
+        "instead of programming one.",
+    ),
+    save_program: Path = typer.Option(
+        None, "--save-program", help="With --strategy avh: write the program to this file."
+    ),
+    save_suite: Path = typer.Option(
+        None,
+        "--save-suite",
+        help="With --strategy avh: also write the program's constraints on batch values as a "
+        "suite for `autovalidate validate --suite` (differences and distances need "
+        "--program).",
+    ),
+    reference: Path = typer.Option(
+        None,
+        "--reference",
+        help="With --strategy avh and no --program: a clean batch (typically the newest "
+        "recorded one, never FILE) to make the synthetic issues from.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the decision as JSON."),
     html: Path = typer.Option(
         None,
@@ -108,8 +143,22 @@ def validate_batch_command(
     with `autovalidate metrics record`. --junit writes a JUnit XML report:
     a test case per statistic, a failure where it is rejected or missing.
 
+    --strategy avh programs constraints instead (Tu et al., KDD 2023): from
+    the history recorded with `metrics record --avh`, it chooses metrics and
+    bounds whose false-positive rate sums to at most --fpr (Chebyshev and
+    Cantelli bounds, union bound), catching as many synthetic issues of the
+    clean --reference batch as it can; --save-program pins the program,
+    --save-suite writes its constraints on batch values as a suite, and
+    --program runs a pinned program.
+
     Exit codes: 0 accepted, 1 rejected, 2 error (also: too little history).
     """
+    from autovalidate.anomaly.avh_batches import (
+        AVHProgram,
+        read_text_frame,
+        record_avh_batch,
+        validate_batch_avh,
+    )
     from autovalidate.anomaly.batches import record_batch, validate_batch
     from autovalidate.report import batch_report, render_html, render_junit
     from autovalidate.repository import ResultKey, open_repository
@@ -117,15 +166,43 @@ def validate_batch_command(
     tags = parse_tags(tag)
     repo = open_repository(repository)
     # a stream (a FIFO) is copied once: the batch is read twice (validated, recorded)
-    with local_input(str(file)) as path:
-        result = validate_batch(
-            str(path),
-            repo,
-            dataset,
-            strategy=_strategy(strategy, confidence, deviations),
-            tags=tags,
-            min_history=min_history,
+    avh = strategy is StrategyName.AVH
+    if not avh and (program or save_program or save_suite or reference):
+        raise typer.BadParameter(
+            "--program, --save-program, --save-suite and --reference need --strategy avh"
         )
+    if avh and program is None and reference is None:
+        raise typer.BadParameter("--strategy avh needs --reference (a clean batch) or --program")
+    if avh and not 0.0 < fpr <= 1.0:
+        raise typer.BadParameter(f"--fpr must be in (0, 1], got {fpr}")
+    chosen = None
+    with local_input(str(file)) as path:
+        if avh:
+            result, chosen = validate_batch_avh(
+                str(path),
+                repo,
+                dataset,
+                delta=fpr,
+                program=None if program is None else AVHProgram.load(program),
+                reference=None if reference is None else read_text_frame(reference),
+                tags=tags,
+            )
+            if save_program is not None:
+                write_atomically(save_program, chosen.to_json())
+            if save_suite is not None:
+                from autovalidate.checks.avh_suite import program_suite
+
+                suite, _ = program_suite(chosen)
+                write_atomically(save_suite, suite.to_json() + "\n")
+        else:
+            result = validate_batch(
+                str(path),
+                repo,
+                dataset,
+                strategy=_strategy(strategy, confidence, deviations),
+                tags=tags,
+                min_history=min_history,
+            )
         if html is not None or junit is not None:
             history = repo.load().for_dataset(dataset).with_tag_values(tags or {}).get()
             report = batch_report(file, result, history)
@@ -136,15 +213,23 @@ def validate_batch_command(
         recorded = None
         if record and result.accepted:
             recorded = ResultKey.at(dataset, date, tags)
-            record_batch(str(path), repo, recorded)
+            if avh:
+                record_avh_batch(str(path), repo, recorded)
+            else:
+                record_batch(str(path), repo, recorded)
         if as_json:
             print_json(
                 {
                     "file": str(file),
                     **result.to_dict(),
+                    **({} if chosen is None else {"program": chosen.to_dict()}),
                     "recorded": None if recorded is None else recorded.to_dict(),
                 }
             )
+        elif chosen is not None:
+            _print_program(chosen, result)
+            _print_verdict(file, result, recorded)
+            wrote(html, junit, save_program, save_suite)
         else:
             table = Table(
                 "column", "statistic", "value", "forecast", "interval", "history", "status"
@@ -162,20 +247,55 @@ def validate_batch_command(
                     styled(s.status, colour),
                 )
             console.print(table)
-            verdict = (
-                styled("accepted", "green") if result.accepted else styled("rejected", "bold red")
-            )
-            reasons = ", ".join(f"{s.name}({s.column})" for s in result.rejecting)
-            console.print(
-                Text.assemble(
-                    f"{file}: ",
-                    verdict,
-                    f" against {result.history_results} earlier batches"
-                    + (f"; outside the interval: {reasons}" if reasons else ""),
-                )
-            )
-            if recorded is not None:
-                console.print(f"recorded at {recorded.date.isoformat()}")
+            _print_verdict(file, result, recorded)
             wrote(html, junit)
     if not result.accepted:
         raise typer.Exit(EXIT_FAILED)
+
+
+def _print_verdict(file: Path, result: BatchValidationResult, recorded: ResultKey | None) -> None:
+    verdict = styled("accepted", "green") if result.accepted else styled("rejected", "bold red")
+    reasons = ", ".join(f"{s.name}({s.column})" for s in result.rejecting)
+    console.print(
+        Text.assemble(
+            f"{file}: ",
+            verdict,
+            f" against {result.history_results} earlier batches"
+            + (f"; outside the interval: {reasons}" if reasons else ""),
+        )
+    )
+    if recorded is not None:
+        console.print(f"recorded at {recorded.date.isoformat()}")
+
+
+def _print_program(program: AVHProgram, result: BatchValidationResult) -> None:
+    """The program's constraints with their bounds and budget shares, and the batch's values."""
+    table = Table(
+        "column",
+        "metric",
+        "value",
+        "constraint",
+        "bound",
+        "FPR bound",
+        "share of budget",
+        "status",
+        title=f"AVH program: {len(program.constraints)} constraints, FPR bound "
+        f"{program.fpr_bound:.4g} <= delta {program.delta:g}; "
+        f"synthetic issues caught {program.covered}/{program.issues}",
+    )
+    for c, s in zip(program.constraints, result.statistics, strict=True):
+        i = c.interval
+        low = "" if s.lower is None else f"{_number(s.lower)} <= "
+        high = "" if s.upper is None else f" <= {_number(s.upper)}"
+        colour = "green" if s.status == "accepted" else "bold red"
+        table.add_row(
+            s.column,
+            s.name,
+            _number(s.value),
+            f"{low}x{high}",
+            i.bound,
+            f"{i.fpr:.4g}",
+            f"{c.share:.0%}",
+            styled(s.status, colour),
+        )
+    console.print(table)

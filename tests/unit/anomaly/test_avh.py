@@ -1,0 +1,134 @@
+"""AVH's bounds, differencing and selection (Tu et al., KDD 2023): pure functions."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from autovalidate.anomaly.avh import (
+    Option,
+    cantelli_fpr,
+    chebyshev_fpr,
+    difference,
+    fit_interval,
+    js_divergence,
+    linf_distance,
+    needs_differencing,
+    normal_fpr,
+    psi,
+    rank_fpr,
+    select_constraints,
+)
+from autovalidate.errors import ParameterError
+
+
+def test_the_inequalities_at_textbook_points():
+    assert chebyshev_fpr(2.0) == 0.25
+    assert chebyshev_fpr(0.5) == 1.0
+    assert cantelli_fpr(3.0) == pytest.approx(0.1)
+    assert normal_fpr(1.959964) == pytest.approx(0.05, abs=1e-6)
+    assert rank_fpr(9) == pytest.approx(0.2)
+    assert rank_fpr(9, "upper") == pytest.approx(0.1)
+    with pytest.raises(ParameterError):
+        chebyshev_fpr(0.0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.floats(0.001, 1.0), st.sampled_from(["both", "upper", "lower"]))
+def test_an_interval_fitted_for_fpr_has_that_bound(fpr, side):
+    rng = np.random.default_rng(0)
+    interval = fit_interval(rng.normal(10, 2, 30), fpr, side=side)
+    k = interval.k
+    assert k is not None
+    bound = chebyshev_fpr(k) if side == "both" else cantelli_fpr(k) if k > 0 else 1.0
+    assert bound == pytest.approx(fpr, rel=1e-9)
+    # the CLT interval is never wider than the distribution-free one
+    clt = fit_interval(rng.normal(10, 2, 30), fpr, side=side, clt=True)
+    assert clt.k is not None and clt.k <= k + 1e-12
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from([0.01, 0.05, 0.1]))
+def test_chebyshev_holds_on_heavy_tailed_clean_values(seed, fpr):
+    # exchangeable history and next values from one (heavy-tailed) distribution:
+    # the observed rate outside the interval stays below the bound, up to sampling error
+    rng = np.random.default_rng(seed)
+    history = rng.standard_t(3, 200)
+    interval = fit_interval(history, fpr)
+    fresh = rng.standard_t(3, 4000)
+    rate = float(np.mean([not interval.contains(v) for v in fresh]))
+    assert rate <= fpr + 3 * math.sqrt(fpr * (1 - fpr) / fresh.size) + 0.01
+
+
+def test_a_constant_history_gets_the_rank_bound():
+    interval = fit_interval([1.0] * 9, 0.01)
+    assert (interval.lower, interval.upper, interval.bound) == (1.0, 1.0, "rank")
+    assert interval.fpr == pytest.approx(0.2)
+    assert not interval.contains(0.99)
+
+
+def test_a_trend_is_differenced_and_noise_is_not():
+    rng = np.random.default_rng(3)
+    rows = 1000 + 25 * np.arange(30) + rng.normal(0, 10, 30)
+    assert needs_differencing(rows)
+    assert not needs_differencing(rng.normal(0, 1, 30))
+    assert not needs_differencing([5.0] * 10)
+    steps = difference(rows)
+    assert steps.size == 29 and not needs_differencing(steps)
+
+
+def test_distances_between_distributions():
+    p = {"a": 0.5, "b": 0.5}
+    assert linf_distance(p, p) == 0.0 and js_divergence(p, p) == 0.0 and psi(p, p) == 0.0
+    assert linf_distance(p, {"c": 1.0}) == 1.0
+    assert js_divergence(p, {"c": 1.0}) == pytest.approx(1.0)
+    assert psi(p, {"a": 0.9, "b": 0.1}) > 0.5
+
+
+def _brute_force(options, delta):
+    best = 0
+    for r in range(len(options) + 1):
+        for combo in itertools.combinations(options, r):
+            if len({o.candidate for o in combo}) < r or sum(o.fpr for o in combo) > delta:
+                continue
+            best = max(best, len(set().union(*(o.covers for o in combo))) if combo else 0)
+    return best
+
+
+option_lists = st.lists(
+    st.builds(
+        Option,
+        st.sampled_from(list("abcdef")),
+        st.sampled_from([0.0025, 0.005, 0.01, 0.02, 0.05]),
+        st.frozensets(st.integers(0, 9), max_size=5),
+    ),
+    max_size=8,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(option_lists, st.sampled_from([0.01, 0.05, 0.1]))
+def test_selection_respects_the_budget_and_approximates_the_optimum(options, delta):
+    chosen = select_constraints(options, delta)
+    assert sum(o.fpr for o in chosen) <= delta + 1e-12
+    assert len({o.candidate for o in chosen}) == len(chosen)
+    assert all(o.covers for o in chosen)
+    covered = len(set().union(*(o.covers for o in chosen))) if chosen else 0
+    assert covered >= (1 - 1 / math.e) / 2 * _brute_force(options, delta)
+
+
+def test_selection_prefers_cheap_coverage():
+    options = [
+        Option("size", 0.01, frozenset({0, 1, 2})),
+        Option("mean", 0.002, frozenset({0, 1})),
+        Option("nulls", 0.002, frozenset({2})),
+    ]
+    chosen = select_constraints(options, 0.01)
+    assert {o.candidate for o in chosen} == {"mean", "nulls"}
+    with pytest.raises(ParameterError):
+        select_constraints(options, 0.0)

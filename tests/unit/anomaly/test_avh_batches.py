@@ -1,0 +1,194 @@
+"""AVH programs from a metrics repository (DuckDB engine; one Spark check)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from autovalidate.anomaly.avh_batches import (
+    AVHProgram,
+    avh_statistics,
+    candidates,
+    fit_program,
+    record_avh_batch,
+    synthetic_issues,
+    validate_batch_avh,
+)
+from autovalidate.cli import app
+from autovalidate.errors import ConstraintFormatError, InsufficientHistoryError, ParameterError
+from autovalidate.metrics import Completeness, Histogram, MaxLength, Size
+from autovalidate.repository import ResultKey
+from autovalidate.repository.memory import InMemoryMetricsRepository
+
+
+def batch(rng: np.random.Generator, rows: int) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "price": [f"{x:.2f}" for x in rng.gamma(2.0, 10.0, rows)],
+            "status": rng.choice(["new", "paid", "shipped"], rows, p=[0.2, 0.5, 0.3]),
+            "code": [f"AB-{x:04d}" for x in rng.integers(0, 9999, rows)],
+        }
+    )
+
+
+@pytest.fixture(scope="module")
+def growing():
+    """12 days of orders whose row count grows by about 20 a day."""
+    rng = np.random.default_rng(7)
+    repo = InMemoryMetricsRepository()
+    for day in range(12):
+        record_avh_batch(
+            batch(rng, 200 + 20 * day + int(rng.integers(-3, 4))), repo, ResultKey("o", day)
+        )
+    return repo, rng
+
+
+def test_a_growing_row_count_is_constrained_by_its_differences(growing):
+    repo, _ = growing
+    pool = {c.key for c in candidates(repo.load().for_dataset("o").get())}
+    assert "difference:Size(*)" in pool and "value:Size(*)" not in pool
+    assert "value:Completeness(price)" in pool and "distance:LInfDistance(status)" in pool
+
+
+@pytest.mark.parametrize("delta", [0.01, 0.1])
+def test_the_program_spends_at_most_its_budget_and_is_pinnable(growing, tmp_path, delta):
+    repo, rng = growing
+    history = repo.load().for_dataset("o").get()
+    program = fit_program(history, batch(rng, 440), delta)
+    assert program.constraints and program.fpr_bound <= delta + 1e-12
+    assert sum(c.share for c in program.constraints) <= 1 + 1e-9
+    assert 0 < program.covered <= program.issues
+    path = tmp_path / "program.json"
+    path.write_text(program.to_json())
+    pinned = AVHProgram.load(path)
+    broken = batch(rng, 440).drop(columns=["price", "code"])
+    for p in (program, pinned):
+        result, used = validate_batch_avh(broken, repo, "o", program=p)
+        assert used is p and not result.accepted
+        assert {d.status for d in result.statistics} <= {"accepted", "rejected", "missing"}
+    with pytest.raises(ConstraintFormatError):
+        AVHProgram.from_dict({"format": "autovalidate-suite"})
+
+
+def test_misuse_is_an_error(growing):
+    repo, _ = growing
+    new = batch(np.random.default_rng(0), 10)
+    with pytest.raises(InsufficientHistoryError):
+        validate_batch_avh(new, InMemoryMetricsRepository(), "none", reference=new)
+    with pytest.raises(ParameterError, match="reference"):
+        validate_batch_avh(new, repo, "o")  # no program and no clean reference
+
+
+def test_synthetic_issues_perturb_the_reference():
+    issues = synthetic_issues(batch(np.random.default_rng(1), 100))
+    kinds = {(i.kind, i.column) for i in issues}
+    assert ("unit change", "price") in kinds and ("truncated strings", "code") in kinds
+    sizes = sorted(i.metrics[str(Size())].value for i in issues if i.kind == "duplicated rows")
+    assert len(sizes) == 2 and 100 < sizes[0] < 200 and sizes[1] == 200
+    gone = next(i for i in issues if i.kind == "schema change" and i.column == "status")
+    assert str(Completeness("status")) not in gone.metrics
+
+
+def test_cli_programs_saves_and_runs_a_pinned_program(tmp_path):
+    rng = np.random.default_rng(3)
+    runner = CliRunner()
+    repo = str(tmp_path / "m.duckdb")
+    for day in range(1, 6):
+        path = tmp_path / f"day{day}.csv"
+        batch(rng, 150).to_csv(path, index=False)
+        done = runner.invoke(
+            app,
+            [
+                "metrics",
+                "record",
+                str(path),
+                "-r",
+                repo,
+                "-d",
+                "o",
+                "--date",
+                f"2024-01-0{day}",
+                "--avh",
+            ],
+        )
+        assert done.exit_code == 0, done.output
+    new = tmp_path / "day6.csv"
+    batch(rng, 150).to_csv(new, index=False)
+    program = tmp_path / "program.json"
+    out = runner.invoke(
+        app,
+        [
+            "validate-batch",
+            str(new),
+            "-r",
+            repo,
+            "-d",
+            "o",
+            "--strategy",
+            "avh",
+            "--fpr",
+            "0.1",
+            "--reference",
+            str(tmp_path / "day5.csv"),
+            "--save-program",
+            str(program),
+            "--save-suite",
+            str(tmp_path / "suite.json"),
+            "--json",
+        ],
+    )
+    assert out.exit_code in (0, 1), out.output
+    doc = json.loads(out.stdout)
+    assert doc["program"]["fpr_bound"] <= 0.1 + 1e-12
+    assert len(doc["statistics"]) == len(doc["program"]["constraints"])
+    bad = tmp_path / "bad.csv"
+    broken = batch(rng, 150).drop(columns=["status"])  # and a unit change, truncated codes
+    broken["price"] = [f"{float(x) * 100:.2f}" for x in broken["price"]]
+    broken["code"] = broken["code"].str[:2]
+    broken.to_csv(bad, index=False)
+    pinned = runner.invoke(
+        app,
+        [
+            "validate-batch",
+            str(bad),
+            "-r",
+            repo,
+            "-d",
+            "o",
+            "--strategy",
+            "avh",
+            "--program",
+            str(program),
+        ],
+    )
+    assert pinned.exit_code == 1 and "AVH program" in pinned.output
+    values = [c for c in doc["program"]["constraints"] if c["transform"] == "value"]
+    suite = json.loads((tmp_path / "suite.json").read_text())
+    assert len(suite["checks"][0]["constraints"]) == len(values)
+    as_suite = runner.invoke(app, ["validate", str(new), "-c", str(tmp_path / "suite.json")])
+    # the suite holds exactly the value constraints: it fails iff one of them failed
+    broke = any(
+        d["status"] != "accepted"
+        for d, c in zip(doc["statistics"], doc["program"]["constraints"], strict=True)
+        if c["transform"] == "value"
+    )
+    assert as_suite.exit_code == (1 if broke else 0), as_suite.output
+    unpinned = runner.invoke(
+        app, ["validate-batch", str(bad), "-r", repo, "-d", "o", "--strategy", "avh"]
+    )
+    assert unpinned.exit_code == 2 and "--reference" in unpinned.output
+
+
+@pytest.mark.spark
+def test_the_statistics_are_the_same_on_spark(spark):
+    frame = batch(np.random.default_rng(5), 60)[["status"]]
+    local = avh_statistics(frame)
+    remote = avh_statistics(spark.createDataFrame(frame))
+    assert set(remote) == set(local)
+    for analyzer in (Size(), Completeness("status"), MaxLength("status")):
+        assert remote[analyzer].value == pytest.approx(local[analyzer].value)
+    assert remote[Histogram("status")].value == local[Histogram("status")].value
