@@ -143,8 +143,8 @@ def differing_patterns(a: Path, b: Path) -> int:
 def run_benchmark(lake: Path, new_fraction: float, master: str, work: Path) -> dict[str, Any]:
     import pyspark
 
+    from autovalidate.index.build import build_index
     from autovalidate.sparkutil import local_session
-    from index_jobs.build_index import build_index
 
     split = split_lake(lake, new_fraction, work / "lakes")
     out = work / "indexes"

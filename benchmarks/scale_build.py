@@ -12,7 +12,7 @@ Usage::
    JVM and one Spark session per master, so one series' heap does not weigh
    on the next one's memory figures): one untimed warm-up build of a
    256-column slice of the base, then one build per factor with
-   :func:`index_jobs.build_index.build_index`, the job the CLI runs. Per
+   :func:`autovalidate.index.build.build_index`, the job the CLI runs. Per
    build it records wall seconds; CPU seconds of the JVM and all its
    descendants (the Python workers), from ``/proc``; columns/s and values/s;
    the shuffle bytes Spark reports (``shuffleWriteBytes`` and
@@ -214,8 +214,8 @@ def index_dir(work: Path, factor: int, master: str) -> Path:
 
 def run_series(master: str, factors: list[int], lakes: dict[int, dict[str, Any]], work: Path):
     """Build the index of each scale lake on ``master`` in one Spark session; one record each."""
+    from autovalidate.index.build import build_index
     from autovalidate.sparkutil import local_session
-    from index_jobs.build_index import build_index
 
     tag = index_dir(work, 0, master).name[3:]
     spark = local_session(

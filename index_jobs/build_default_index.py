@@ -12,7 +12,7 @@ It
    temporary Parquet directory: a file whose rows all come from included
    sources is copied, one with mixed sources is filtered row by row;
 2. builds the index of that filtered lake with the product's own Spark job
-   (:func:`index_jobs.build_index.build_index`, local mode, ``min_cov=1``);
+   (:func:`autovalidate.index.build.build_index`, local mode, ``min_cov=1``);
 3. keeps the patterns with Cov_T ≥ ``--floor`` and writes them as one zstd
    Parquet file, then the metadata (with the provenance: sources, licenses,
    snapshot commits, what was left out and why, the floor, the unpruned
@@ -447,8 +447,8 @@ def build_default_index(
             PatternIndex.open(target, in_memory=False).close()
             say(f"reusing the unpruned index at {target}")
         except PatternIndexError:
+            from autovalidate.index.build import build_index
             from autovalidate.sparkutil import local_session
-            from index_jobs.build_index import build_index
 
             say(f"building the unpruned index on Spark {master} (a few minutes)")
             spark = local_session("autovalidate-default-index", master=master)

@@ -165,9 +165,9 @@ def _build(
     Returns the metadata published at OUT and how long the build (and merge) took,
     Spark's start-up apart.
     """
+    from autovalidate.index.build import BuildProgress, build_index
     from autovalidate.index.merge import merge_indexes
     from autovalidate.sparkutil import local_session
-    from index_jobs.build_index import BuildProgress, build_index
 
     spark_log = None if verbose else Path(SPARK_LOG.format(pid=os.getpid()))
     first = "starting Spark" + (f" (its log: {spark_log})" if spark_log else "")

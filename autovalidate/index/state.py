@@ -305,7 +305,7 @@ def write_local_index(
 ) -> IndexMetadata:
     """Build an index of a small corpus in this process (no Spark) and publish it atomically.
 
-    The same state and files as the Spark job (:mod:`index_jobs.build_index`),
+    The same state and files as the Spark job (:mod:`autovalidate.index.build`),
     for corpora that fit in memory: tests, examples, small lakes.
 
     Parameters

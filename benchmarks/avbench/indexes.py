@@ -1,6 +1,6 @@
 """Index builds for AV-bench (the tau sweep's indexes, the offline cost), each in its own JVM.
 
-Every build calls the product's ``index_jobs.build_index.build_index`` with a
+Every build calls the product's ``autovalidate.index.build.build_index`` with a
 ``autovalidate.sparkutil.local_session`` of the requested master, in a
 subprocess (``python -m benchmarks.avbench.indexes``), so that local[1] and
 local[2] get fresh JVMs and the builds never overlap.  The wall time is
@@ -69,7 +69,7 @@ def build(lake: Path, out: Path, *, tau: int, master: str) -> dict[str, Any]:
 
 def index_matches(path: Path, lake: Path, tau: int) -> bool:
     """Whether ``path`` holds a complete index of ``lake`` at ``tau`` with the product defaults."""
-    from index_jobs.build_index import DEFAULT_BUDGET, DEFAULT_LADDER
+    from autovalidate.index.build import DEFAULT_BUDGET, DEFAULT_LADDER
 
     try:
         with autovalidate.PatternIndex.open(path, in_memory=False) as index:
@@ -129,8 +129,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tau", type=int, required=True)
     parser.add_argument("--master", required=True)
     args = parser.parse_args(argv)
+    from autovalidate.index.build import build_index
     from autovalidate.sparkutil import local_session
-    from index_jobs.build_index import build_index
 
     spark = local_session("avbench-index-build", master=args.master)
     try:

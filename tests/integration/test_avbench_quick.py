@@ -17,7 +17,7 @@ pytestmark = pytest.mark.spark
 @pytest.fixture(scope="session")
 def mini_index(spark, lake_mini, tmp_path_factory):
     """A small index of lake-mini built by the product (small budget: a smoke test only)."""
-    from index_jobs.build_index import build_index
+    from autovalidate.index.build import build_index
 
     out = tmp_path_factory.mktemp("avbench") / "index"
     build_index(spark, str(lake_mini), str(out), tau=8, budget=200, partitions=2)

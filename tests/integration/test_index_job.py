@@ -15,10 +15,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from autovalidate.errors import IndexBuildError, IndexNotFoundError
+from autovalidate.index.build import build_index
 from autovalidate.index.reader import PatternIndex
 from autovalidate.index.schema import SUM_COLUMNS
 from autovalidate.index.state import write_local_index
-from index_jobs.build_index import build_index
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.spark

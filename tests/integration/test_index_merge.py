@@ -10,9 +10,9 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
+from autovalidate.index.build import build_index
 from autovalidate.index.reader import PatternIndex
 from autovalidate.index.state import write_local_index
-from index_jobs.build_index import build_index
 from tests.property.test_index_merge_law import assert_same_index
 
 runner = CliRunner()

@@ -126,7 +126,7 @@ def test_suite_runner_on_connect_with_rename(spark_connect, dirty_clean):
 
 
 def test_index_job_refuses_a_connect_session_in_one_line(spark_connect, lake_mini, tmp_path):
-    from index_jobs.build_index import build_index
+    from autovalidate.index.build import build_index
 
     with pytest.raises(IndexBuildError) as info:
         build_index(spark_connect, str(lake_mini), str(tmp_path / "index"))

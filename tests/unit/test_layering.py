@@ -48,6 +48,7 @@ ENGINE_WORK = (
     "engines/",
     "io.py",
     "index/reader.py",
+    "index/build.py",  # the Spark job of the index build
     "index/merge.py",  # adds index states up in DuckDB, as the reader looks them up
     "repository/duckdb.py",
     "sparkutil.py",
@@ -119,12 +120,40 @@ def _engine_imports_outside_the_engines(package: Path) -> list[str]:
     return bad
 
 
+#: Above every layer of the package: its entry points (spark-submit scripts,
+#: build steps), which import the package and are never imported by it.
+ENTRY_POINTS = {"index_jobs"}
+
+
+def _entry_point_imports(package: Path) -> list[str]:
+    return [
+        f"{rel}:{line} imports {module}"
+        for rel, imported in _modules(package)
+        for module, line in imported
+        if module.split(".")[0] in ENTRY_POINTS
+    ]
+
+
 def test_every_import_points_down_the_layers() -> None:
     assert _edges_against_the_order(PACKAGE) == []
 
 
 def test_only_the_engine_modules_import_duckdb_or_pyspark() -> None:
     assert _engine_imports_outside_the_engines(PACKAGE) == []
+
+
+def test_the_package_never_imports_its_entry_points() -> None:
+    assert _entry_point_imports(PACKAGE) == []
+
+
+def test_an_entry_point_import_is_caught(tmp_path: Path) -> None:
+    """The test can fail: the CLI running the index job through ``index_jobs`` (issue 32)."""
+    pkg = tmp_path / "autovalidate"
+    (pkg / "cli").mkdir(parents=True)
+    (pkg / "cli" / "index.py").write_text(
+        "def build():\n    from index_jobs.build_index import build_index\n"
+    )
+    assert _entry_point_imports(pkg) == ["cli/index.py:2 imports index_jobs.build_index"]
 
 
 def test_every_unit_has_a_layer() -> None:
