@@ -125,6 +125,7 @@ _SIMPLE: dict[str, Callable[[SparkApi, list[Column]], Column]] = {
     "gt": lambda api, a: a[0] > a[1],
     "ge": lambda api, a: a[0] >= a[1],
     "mul": lambda api, a: a[0] * a[1],
+    "sub": lambda api, a: a[0] - a[1],
     "ln": lambda api, a: api.functions.log(a[0]),
     "to_double": lambda api, a: a[0].try_cast("double"),
     "to_text": lambda api, a: a[0].cast("string"),

@@ -80,6 +80,7 @@ __all__ = [
     "sql",
     "sql_literal",
     "sql_texts",
+    "sub",
     "to_double",
     "to_sql",
     "to_text",
@@ -297,7 +298,10 @@ def quantile_grid_probabilities(grid_size: int) -> list[float]:
 
 
 def window_sum(x: Expr, partition_by: Sequence[Expr]) -> Call:
-    """Sum of ``x`` over the rows that share the values of ``partition_by`` (a window)."""
+    """Sum of ``x`` over the rows that share the values of ``partition_by`` (a window).
+
+    With no ``partition_by`` the window is the whole table: every row gets the total.
+    """
     return _call("window_sum", x, *partition_by)
 
 
@@ -386,6 +390,11 @@ def ge(x: Expr, y: Expr) -> Call:
 def mul(x: Expr, y: Expr) -> Call:
     """``x * y``."""
     return _call("mul", x, y)
+
+
+def sub(x: Expr, y: Expr) -> Call:
+    """``x - y``."""
+    return _call("sub", x, y)
 
 
 def ln(x: Expr) -> Call:
@@ -556,12 +565,15 @@ _SQL: dict[str, Callable[[list[str]], str]] = {
     "gt": lambda a: f"({a[0]} > {a[1]})",
     "ge": lambda a: f"({a[0]} >= {a[1]})",
     "mul": lambda a: f"({a[0]} * {a[1]})",
+    "sub": lambda a: f"({a[0]} - {a[1]})",
     "ln": lambda a: f"ln({a[0]})",
     "to_double": lambda a: f"TRY_CAST({a[0]} AS DOUBLE)",
     "to_text": lambda a: f"CAST({a[0]} AS VARCHAR)",
     "length": lambda a: f"length({a[0]})",
     "is_in": lambda a: f"({a[0]} IN ({', '.join(a[1:])}))" if len(a) > 1 else "FALSE",
-    "window_sum": lambda a: f"sum({a[0]}) OVER (PARTITION BY {', '.join(a[1:])})",
+    "window_sum": lambda a: (
+        f"sum({a[0]}) OVER (PARTITION BY {', '.join(a[1:])})" if a[1:] else f"sum({a[0]}) OVER ()"
+    ),
 }
 
 #: An engine's rendering of the calls the shared SQL text leaves to it: gets the
