@@ -259,6 +259,23 @@ def is_numeric(column: str) -> Precondition:
     return check
 
 
+def is_text(column: str) -> Precondition:
+    """Precondition: ``column`` has a text type (Deequ's ``isString``).
+
+    A column of any other type (numbers, booleans, dates, nested) fails it;
+    on untyped data (CSV read as text) every column is text.
+    """
+
+    def check(schema: Schema) -> None:
+        kind = schema.get(column)
+        if kind is not None and kind is not ColumnKind.STRING:
+            raise DataError(
+                f"column {column!r} has a {kind.value} type; the analyzer needs a text column"
+            )
+
+    return check
+
+
 def where_expr(where: str | None) -> Expr | None:
     """Return a user's ``where`` filter as an expression."""
     return None if where is None else Sql(where)

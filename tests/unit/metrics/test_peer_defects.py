@@ -13,7 +13,14 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from autovalidate.metrics import Entropy, MutualInformation
+from autovalidate.errors import DataError
+from autovalidate.metrics import (
+    Entropy,
+    MaxLength,
+    MinLength,
+    MutualInformation,
+    PatternMatch,
+)
 from tests.deequ_support import run
 
 ENGINES = ["duckdb", "spark"]
@@ -63,3 +70,17 @@ def test_entropy_and_mutual_information_are_exactly_zero_where_they_are_zero(eng
     assert [context.metric(e).value for e in entropies] == [0.0] * len(ONE_VALUED_SIZES)
     assert context.metric(mi).value == 0.0
     assert context.metric(Entropy("x")).value > 0.6  # not zero where it is not
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_length_and_pattern_metrics_refuse_non_text_columns(engine, request):
+    table = pa.table({"n": [1, 22, 333], "d": [1.5, 2.0, None], "s": ["1", "22", "333"]})
+    data = _on(engine, table, request)
+    refused = [MinLength("n"), MaxLength("d"), PatternMatch("n", "[0-9]+")]
+    accepted = [MinLength("s"), MaxLength("s"), PatternMatch("s", "[0-9]+")]
+    context = run(data, [*refused, *accepted])
+    for analyzer in refused:
+        error = context.metric(analyzer).error
+        assert isinstance(error, DataError), analyzer
+        assert "needs a text column" in str(error)
+    assert [context.metric(a).value for a in accepted] == [1.0, 3.0, 1.0]
