@@ -5,10 +5,11 @@ with one more constraint, so checks compose fluently::
 
     Check(CheckLevel.ERROR, "orders").is_complete("id").is_unique("id").has_size(lambda n: n > 0)
 
-Every constraint method takes an optional ``where``, a SQL filter in the
-engine's dialect: the constraint's metric is computed on the rows passing it
-(Deequ's ``.where(...)``), and an optional ``hint`` added to its failure
-message. Assertions are callables from the metric value to ``bool``.
+Every constraint method takes an optional ``where``, a SQL filter in Spark
+SQL on every engine (DuckDB runs sqlglot's translation,
+:func:`autovalidate.engines.duckdb.from_spark_sql`): the constraint's metric
+is computed on the rows passing it (Deequ's ``.where(...)``), and an optional
+``hint`` added to its failure message. Assertions are callables from the metric value to ``bool``.
 
 References
 ----------

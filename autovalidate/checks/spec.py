@@ -265,7 +265,8 @@ class ConstraintSpec:
         The assertion on the metric, ``None`` where the method has a default
         (``is_complete``: the metric is 1) or takes none.
     where
-        SQL filter in the engine's dialect; the metric is computed on the rows passing it.
+        SQL filter in Spark SQL (translated on DuckDB); the metric is computed on
+        the rows passing it.
     hint
         Added to the failure message.
 

@@ -25,20 +25,27 @@ from autovalidate.metrics.expressions import (
     HLL_HASH_BITS,
     Call,
     Expr,
+    Sql,
     col,
     literal_params,
     project_aggregate_inputs,
     quantile_grid_probabilities,
     quote_identifier,
     sql_literal,
-    sql_texts,
     to_double,
     to_sql,
     to_text,
 )
 from autovalidate.user_code import check_sql_expression
 
-__all__ = ["ArrowFrequencyTable", "DuckDBEngine", "new_connection", "render", "write_parquet"]
+__all__ = [
+    "ArrowFrequencyTable",
+    "DuckDBEngine",
+    "from_spark_sql",
+    "new_connection",
+    "render",
+    "write_parquet",
+]
 
 _DATA = "_av_data"
 _FREQ = "_av_freq"
@@ -87,6 +94,9 @@ def render(expr: Expr) -> str:
     The shared SQL text (:func:`~autovalidate.metrics.expressions.to_sql`), with
     DuckDB's spelling of the quantile grid and the HyperLogLog register code.
 
+    User SQL in Spark SQL (a ``where`` filter) is translated by
+    :func:`from_spark_sql`.
+
     Raises
     ------
     ValueError
@@ -95,9 +105,95 @@ def render(expr: Expr) -> str:
         For user SQL that is not one expression over the columns
         (:func:`~autovalidate.user_code.check_sql_expression`).
     """
-    for text in sql_texts(expr):
-        check_sql_expression(text, "SQL", dialects=("duckdb",))
-    return to_sql(expr, _special)
+    return to_sql(_in_duckdb_dialect(expr), _special)
+
+
+def _in_duckdb_dialect(expr: Expr) -> Expr:
+    """``expr`` with its user SQL checked, and translated to DuckDB SQL where it is Spark SQL."""
+    if isinstance(expr, Sql):
+        if expr.dialect == "spark":
+            return Sql(from_spark_sql(expr.text))
+        check_sql_expression(expr.text, "SQL", dialects=("duckdb",))
+        return expr
+    if isinstance(expr, Call):
+        return Call(expr.fn, tuple(_in_duckdb_dialect(a) for a in expr.args))
+    return expr
+
+
+def _is_number(node: Any) -> bool:
+    from sqlglot import exp
+
+    if isinstance(node, exp.Neg):
+        node = node.this
+    return isinstance(node, exp.Literal) and node.is_number
+
+
+def _as_number(node: Any) -> Any:
+    """A column compared with a number: its value as a double, null where it is no number."""
+    from sqlglot import exp
+
+    if isinstance(node, exp.Column):
+        return exp.TryCast(this=node.copy(), to=exp.DataType.build("DOUBLE"))
+    return node
+
+
+def _spark_number_comparisons(node: Any) -> Any:
+    """Spark's implicit cast of a column compared with a number literal, made explicit."""
+    from sqlglot import exp
+
+    comparisons = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ)
+    if isinstance(node, comparisons):
+        left, right = node.this, node.expression
+        if _is_number(right) and isinstance(left, exp.Column):
+            node.set("this", _as_number(left))
+        elif _is_number(left) and isinstance(right, exp.Column):
+            node.set("expression", _as_number(right))
+    elif isinstance(node, exp.In) and node.expressions:
+        if all(_is_number(v) for v in node.expressions):
+            node.set("this", _as_number(node.this))
+    elif isinstance(node, exp.Between):
+        if _is_number(node.args.get("low")) and _is_number(node.args.get("high")):
+            node.set("this", _as_number(node.this))
+    return node
+
+
+@functools.lru_cache(maxsize=1024)
+def from_spark_sql(text: str) -> str:
+    """DuckDB SQL of a Spark SQL expression (a ``where`` filter), translated with sqlglot.
+
+    sqlglot's Spark-to-DuckDB translation (functions, backtick identifiers,
+    quoting of words DuckDB reserves such as ``unique``), plus Spark's
+    implicit cast of a column compared with a number literal (``=``, ``<>``,
+    ``<``, ``<=``, ``>``, ``>=``, ``<=>``, ``IN``, ``BETWEEN``): DuckDB
+    compares ``TRY_CAST(column AS DOUBLE)``, so that ``item > 3`` on a text
+    column compares numbers, and a text that is not a number makes the
+    comparison null (the row is filtered out; Spark's ANSI mode raises
+    instead). As in Spark SQL, a double-quoted text is a string literal;
+    quote identifiers with backticks.
+
+    Parameters
+    ----------
+    text
+        One Spark SQL boolean expression over the columns.
+
+    Returns
+    -------
+    str
+        The DuckDB SQL expression, checked as user SQL in DuckDB's dialect too.
+
+    Raises
+    ------
+    UnsafeInputError
+        If ``text`` or its translation is not one expression over the
+        columns (:func:`~autovalidate.user_code.check_sql_expression`).
+    """
+    import sqlglot
+
+    check_sql_expression(text, "SQL", dialects=("spark",))
+    tree = sqlglot.parse_one(text, read="spark")
+    translated = tree.transform(_spark_number_comparisons).sql(dialect="duckdb")
+    check_sql_expression(translated, "SQL", dialects=("duckdb",))
+    return translated
 
 
 def _kind(type_name: str) -> ColumnKind:

@@ -277,8 +277,8 @@ def is_text(column: str) -> Precondition:
 
 
 def where_expr(where: str | None) -> Expr | None:
-    """Return a user's ``where`` filter as an expression."""
-    return None if where is None else Sql(where)
+    """Return a user's ``where`` filter, Spark SQL (Deequ's dialect), as an expression."""
+    return None if where is None else Sql(where, "spark")
 
 
 def _field_text(value: object) -> str:

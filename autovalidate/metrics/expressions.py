@@ -21,8 +21,10 @@ Semantics every renderer keeps:
   (``regexp_full_match``), ``java.util.regex`` on Spark (``rlike`` with the
   pattern wrapped in ``\A(?:...)\z`` unless it is so anchored already:
   :func:`anchored_regex`). Write patterns in the subset both dialects share.
-* :class:`Sql` is user text in the engine's own SQL dialect (a ``where``
-  filter, a ``satisfies`` predicate), used as given.
+* :class:`Sql` is user text: a ``satisfies`` predicate in the engine's own
+  SQL dialect, used as given; a ``where`` filter in Spark SQL (Deequ's
+  dialect) on every engine, which Spark runs as given and DuckDB runs
+  translated (:func:`autovalidate.engines.duckdb.from_spark_sql`).
 """
 
 from __future__ import annotations
@@ -117,9 +119,14 @@ class Lit(Expr):
 
 @dataclass(frozen=True)
 class Sql(Expr):
-    """A user's SQL expression in the engine's own dialect, used verbatim."""
+    """A user's SQL expression.
+
+    ``dialect`` ``None`` is the engine's own dialect, used verbatim;
+    ``"spark"`` is Spark SQL on every engine (a ``where`` filter).
+    """
 
     text: str
+    dialect: str | None = None
 
 
 @dataclass(frozen=True)

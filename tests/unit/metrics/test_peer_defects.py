@@ -20,6 +20,7 @@ from autovalidate.metrics import (
     MinLength,
     MutualInformation,
     PatternMatch,
+    Size,
 )
 from tests.deequ_support import run
 
@@ -84,3 +85,25 @@ def test_length_and_pattern_metrics_refuse_non_text_columns(engine, request):
         assert isinstance(error, DataError), analyzer
         assert "needs a text column" in str(error)
     assert [context.metric(a).value for a in accepted] == [1.0, 3.0, 1.0]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_where_filter_is_spark_sql_on_both_engines(engine, request):
+    table = pa.table(
+        {
+            "item": ["1", "2", "10", "4", None],  # text: compared with 3 as a number
+            "unique": [1, 0, 1, 1, 0],  # a word DuckDB reserves
+            "name": ["a", "b", "c", "d", "e"],
+        }
+    )
+    data = _on(engine, table, request)
+    filters = {
+        "item > 3": 2,  # "10" and "4" (as text, "2" > "10")
+        "unique = 1 AND `name` <> 'a'": 2,
+        "item IN (1, 2)": 2,
+        "nvl(item, '0') = '10'": 1,
+    }
+    context = run(data, [Size(w) for w in filters])
+    assert {w: context.metric(Size(w)).value for w in filters} == {
+        w: float(n) for w, n in filters.items()
+    }
