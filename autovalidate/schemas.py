@@ -150,6 +150,14 @@ _DEEQU_CONSTRAINT: dict[str, Any] = {
         "include_upper_bound": {"type": "boolean"},
         "predicate": _TEXT,
         "constraint_name": _TEXT,
+        # schema and freshness
+        "types": {"type": ["string", "array"], "items": _TEXT},
+        "exact": {"type": "boolean"},
+        "ordered": {"type": "boolean"},
+        "schema": {"type": "object", "additionalProperties": _TEXT},
+        "allow_added": {"type": "boolean"},
+        "max_age_hours": {"type": "number", "minimum": 0, "maximum": _MAX},
+        "reference_time": _OPTIONAL_TEXT,
         # has_no_anomalies
         "analyzer": {"type": "object", "required": ["analyzer"]},
         "strategy": {"type": "object", "required": ["strategy"]},

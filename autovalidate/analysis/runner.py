@@ -58,6 +58,7 @@ from autovalidate.metrics.base import (
 )
 from autovalidate.metrics.expressions import Expr
 from autovalidate.metrics.frequencies import FrequenciesState
+from autovalidate.metrics.schema import ColumnTypes
 
 __all__ = [
     "AnalysisRunBuilder",
@@ -340,7 +341,9 @@ def _run(
     runnable: list[Analyzer] = []
     for analyzer in analyzers:
         error = analyzer.check_preconditions(schema)
-        if error is None:
+        if isinstance(analyzer, ColumnTypes):  # read from the schema, no query
+            metrics[analyzer] = analyzer.metric_from_columns(engine.column_types())
+        elif error is None:
             runnable.append(analyzer)
         else:
             metrics[analyzer] = analyzer.failure(error)

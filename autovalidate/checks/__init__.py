@@ -18,12 +18,18 @@ if TYPE_CHECKING:  # the names below, imported on first use (autovalidate._lazy)
         Constraint,
         ConstraintResult,
         ConstraintStatus,
+        FreshnessConstraint,
         PatternRuleConstraint,
+        SchemaConstraint,
         is_one,
     )
     from autovalidate.checks.levels import CheckLevel, CheckStatus
     from autovalidate.checks.spec import Assertion, CheckSpec, ConstraintSpec, ConstraintSuite
-    from autovalidate.checks.verification import VerificationResult, VerificationSuite
+    from autovalidate.checks.verification import (
+        VerificationResult,
+        VerificationSuite,
+        schema_of,
+    )
 
 #: Public name -> the module that defines it, imported when the name is first read.
 _LAZY = {
@@ -40,10 +46,13 @@ _LAZY = {
     "ConstraintSpec": "autovalidate.checks.spec",
     "ConstraintStatus": "autovalidate.checks.constraints",
     "ConstraintSuite": "autovalidate.checks.spec",
+    "FreshnessConstraint": "autovalidate.checks.constraints",
     "PatternRuleConstraint": "autovalidate.checks.constraints",
+    "SchemaConstraint": "autovalidate.checks.constraints",
     "VerificationResult": "autovalidate.checks.verification",
     "VerificationSuite": "autovalidate.checks.verification",
     "is_one": "autovalidate.checks.constraints",
+    "schema_of": "autovalidate.checks.verification",
 }
 
 __all__ = [
@@ -60,10 +69,13 @@ __all__ = [
     "ConstraintSpec",
     "ConstraintStatus",
     "ConstraintSuite",
+    "FreshnessConstraint",
     "PatternRuleConstraint",
+    "SchemaConstraint",
     "VerificationResult",
     "VerificationSuite",
     "is_one",
+    "schema_of",
 ]
 
 __getattr__, __dir__ = attach(__name__, _LAZY)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from autovalidate.checks.constraints import (
@@ -29,13 +30,16 @@ from autovalidate.checks.constraints import (
     Constraint,
     ConstraintResult,
     ConstraintStatus,
+    FreshnessConstraint,
     PatternRule,
     PatternRuleConstraint,
+    SchemaConstraint,
     is_one,
 )
 from autovalidate.checks.levels import CheckLevel, CheckStatus
+from autovalidate.errors import ParameterError
 from autovalidate.metrics import expressions as E
-from autovalidate.metrics.base import Analyzer, Distribution, Metric, MetricValue
+from autovalidate.metrics.base import Analyzer, Distribution, Metric, MetricValue, TableSchema
 from autovalidate.metrics.counts import Completeness, Compliance, Size
 from autovalidate.metrics.frequencies import (
     CountDistinct,
@@ -46,6 +50,7 @@ from autovalidate.metrics.frequencies import (
     Uniqueness,
     UniqueValueRatio,
 )
+from autovalidate.metrics.schema import ColumnTypes, NewestTimestamp
 from autovalidate.metrics.sketches import ApproxCountDistinct, ApproxQuantile
 from autovalidate.metrics.statistics import (
     Correlation,
@@ -119,6 +124,24 @@ def _type_ratio(data_type: ConstrainableDataType) -> Callable[[MetricValue], flo
         return count / non_null if count else 0.0
 
     return pick
+
+
+def _column_count(value: MetricValue) -> int:
+    """The number of columns of a :class:`~autovalidate.metrics.ColumnTypes` metric."""
+    assert isinstance(value, TableSchema)
+    return len(value.columns)
+
+
+def _epoch_seconds(moment: datetime | str) -> float:
+    """Seconds since the Unix epoch of a datetime or ISO 8601 text; without a zone, UTC."""
+    if isinstance(moment, str):
+        try:
+            moment = datetime.fromisoformat(moment)
+        except ValueError as exc:
+            raise ParameterError(f"reference_time {moment!r} is not ISO 8601") from exc
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.timestamp()
 
 
 def _as_int(value: MetricValue) -> int:
@@ -717,6 +740,154 @@ class Check:
                 name=f"PatternConstraint({column}, {rule.regex})",
                 analyzer=analyzer,
                 rule=rule,
+                hint=hint,
+            )
+        )
+
+    # -- schema and freshness ------------------------------------------------------
+
+    def _schema(
+        self,
+        name: str,
+        expected: Iterable[tuple[str, tuple[str, ...]]],
+        hint: str | None,
+        *,
+        exact: bool = False,
+        ordered: bool = False,
+    ) -> Check:
+        return self.add_constraint(
+            SchemaConstraint(
+                name=name,
+                analyzer=ColumnTypes(),
+                expected=tuple(expected),
+                exact=exact,
+                ordered=ordered,
+                hint=hint,
+            )
+        )
+
+    @in_suites
+    def has_column(self, column: str, *, hint: str | None = None) -> Check:
+        """The data has ``column`` (a missing column is a failed constraint, not an error).
+
+        Reads the schema, no row. GX ``expect_column_to_exist``; DQDL ``ColumnExists``.
+        """
+        return self._schema(f"SchemaConstraint(has column {column})", [(column, ())], hint)
+
+    @in_suites
+    def has_columns(
+        self,
+        columns: Sequence[str],
+        *,
+        exact: bool = True,
+        ordered: bool = False,
+        hint: str | None = None,
+    ) -> Check:
+        """The data has ``columns``; with ``exact``, no others; with ``ordered``, in this order.
+
+        The result names the columns missing and those not expected. GX
+        ``expect_table_columns_to_match_set`` (``exact_match``) and
+        ``expect_table_columns_to_match_ordered_list``; Soda ``schema``
+        (``fail: when required column missing``).
+        """
+        listed = ",".join(columns)
+        words = ("exactly " if exact else "") + ("in order " if ordered else "")
+        return self._schema(
+            f"SchemaConstraint(has {words}columns {listed})",
+            [(c, ()) for c in columns],
+            hint,
+            exact=exact,
+            ordered=ordered,
+        )
+
+    @in_suites
+    def has_column_type(
+        self, column: str, types: str | Sequence[str], *, hint: str | None = None
+    ) -> Check:
+        """``column`` exists and its type is one of ``types``, the engine's type names.
+
+        Names are compared ignoring case and spaces: DuckDB's ``BIGINT`` and
+        Spark's ``bigint`` are one name; a suite for both engines lists both
+        where they differ (``["VARCHAR", "string"]``). GX
+        ``expect_column_values_to_be_of_type`` / ``_in_type_list``; Soda
+        ``schema`` (``wrong column type``).
+        """
+        accepted = (types,) if isinstance(types, str) else tuple(types)
+        return self._schema(
+            f"SchemaConstraint(column {column} of type {' or '.join(accepted)})",
+            [(column, accepted)],
+            hint,
+        )
+
+    @in_suites
+    def has_schema(
+        self,
+        schema: Mapping[str, str],
+        *,
+        allow_added: bool = False,
+        hint: str | None = None,
+    ) -> Check:
+        """The data's columns and types equal ``schema``, a column -> type mapping.
+
+        Compare a batch with the previous one, whose schema
+        :func:`~autovalidate.checks.schema_of` gives: the result lists the columns
+        removed (missing), added (unless ``allow_added``) and retyped. Column
+        order is not compared. Soda ``schema`` (``fail: when schema
+        changes``); DQDL ``SchemaMatch``.
+        """
+        return self._schema(
+            f"SchemaConstraint(schema {','.join(f'{c} {t}' for c, t in schema.items())})",
+            [(c, (t,)) for c, t in schema.items()],
+            hint,
+            exact=not allow_added,
+        )
+
+    @in_suites
+    def has_column_count(self, assertion: AssertionFn, *, hint: str | None = None) -> Check:
+        """Assert on the number of columns (an int). GX ``expect_table_column_count_to_equal``."""
+        return self._assert(
+            ColumnTypes(),
+            assertion,
+            hint,
+            value_picker=_column_count,
+            name="ColumnCountConstraint(ColumnTypes())",
+        )
+
+    @in_suites
+    def is_fresh(
+        self,
+        column: str,
+        max_age_hours: float,
+        *,
+        reference_time: datetime | str | None = None,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """The newest timestamp of ``column`` is at most ``max_age_hours`` before a reference time.
+
+        ``reference_time`` is a datetime or ISO 8601 text (without a zone:
+        UTC), by default the time the constraint is decided. The column's
+        values are read as in :class:`~autovalidate.metrics.NewestTimestamp`
+        (dates, timestamps or text; without a zone, in the session's time
+        zone). The result's value is the age in hours; its details give the
+        newest value and the reference time. DQDL ``DataFreshness``; Soda
+        ``freshness``; GX ``expect_column_max_to_be_between`` on a timestamp.
+
+        Raises
+        ------
+        ParameterError
+            If ``reference_time`` is text that is not ISO 8601, or
+            ``max_age_hours`` is negative.
+        """
+        if max_age_hours < 0:
+            raise ParameterError(f"max_age_hours must be >= 0, got {max_age_hours}")
+        reference = None if reference_time is None else _epoch_seconds(reference_time)
+        return self.add_constraint(
+            FreshnessConstraint(
+                name=f"FreshnessConstraint({column}, {max_age_hours} hours)",
+                analyzer=NewestTimestamp(column, where),
+                max_age_hours=float(max_age_hours),
+                reference_time=reference,
                 hint=hint,
             )
         )

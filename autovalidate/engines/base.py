@@ -134,6 +134,15 @@ class Engine(ABC):
         """Column name -> kind, without reading the data."""
 
     @abstractmethod
+    def column_types(self) -> list[tuple[str, str]]:
+        """The data's ``(column, type)`` pairs in order, types as the engine names them.
+
+        DuckDB's type names (``BIGINT``, ``VARCHAR``, ``TIMESTAMP WITH TIME
+        ZONE``), Spark's ``simpleString`` (``bigint``, ``string``,
+        ``timestamp``). Reads no rows.
+        """
+
+    @abstractmethod
     def aggregate(self, exprs: Sequence[Expr]) -> list[Any]:
         """Evaluate aggregate expressions over all rows in one scan.
 

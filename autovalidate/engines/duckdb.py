@@ -85,6 +85,8 @@ def _special(call: Call, render_arg: Callable[[Expr], str]) -> str | None:
     if call.fn == "hll_code":
         (precision,) = literal_params(call.args[1:])
         return _hll_code(render_arg(call.args[0]), precision)
+    if call.fn == "epoch_micros":
+        return f"epoch_us(TRY_CAST({render_arg(call.args[0])} AS TIMESTAMPTZ))"
     return None
 
 
@@ -476,6 +478,11 @@ class DuckDBEngine(Engine):
             n: _kind(str(t))
             for n, t in zip(self.relation.columns, self.relation.types, strict=True)
         }
+
+    def column_types(self) -> list[tuple[str, str]]:
+        """The relation's column names and DuckDB type names."""
+        relation = self.relation
+        return [(n, str(t)) for n, t in zip(relation.columns, relation.types, strict=True)]
 
     def query(self, sql: str, description: str) -> list[tuple[Any, ...]]:
         """Run SQL over the data (named ``_av_data``) and count it as a scan."""

@@ -129,6 +129,7 @@ _SIMPLE: dict[str, Callable[[SparkApi, list[Column]], Column]] = {
     "ln": lambda api, a: api.functions.log(a[0]),
     "to_double": lambda api, a: a[0].try_cast("double"),
     "to_text": lambda api, a: a[0].cast("string"),
+    "epoch_micros": lambda api, a: api.functions.unix_micros(a[0].try_cast("timestamp")),
     "length": lambda api, a: api.functions.length(a[0]),
     "window_sum": lambda api, a: api.functions.sum(a[0]).over(api.window.partitionBy(*a[1:])),
 }
@@ -321,6 +322,10 @@ class SparkEngine(Engine):
     def schema(self) -> Schema:
         """Column kinds from the DataFrame's schema."""
         return {f.name: _kind(f.dataType) for f in self.frame.schema.fields}
+
+    def column_types(self) -> list[tuple[str, str]]:
+        """The DataFrame's column names and their types' ``simpleString``."""
+        return [(f.name, f.dataType.simpleString()) for f in self.frame.schema.fields]
 
     def aggregate(self, exprs: Sequence[Expr]) -> list[Any]:
         """Run all aggregations in one ``agg`` (one Spark job), inputs projected once."""

@@ -1,7 +1,7 @@
 """Deequ metrics: analyzers with mergeable states, declared engine-neutrally.
 
 One metric family per module (:mod:`.counts`, :mod:`.statistics`,
-:mod:`.frequencies`, :mod:`.sketches`, :mod:`.strings`), their aggregations as
+:mod:`.frequencies`, :mod:`.sketches`, :mod:`.strings`, :mod:`.schema`), their aggregations as
 :mod:`.expressions` trees. This package declares; it imports no engine.
 :mod:`autovalidate.engines` renders and runs the expressions, and
 :mod:`autovalidate.analysis` runs analyzers in shared scans (Schelter et al.,
@@ -29,6 +29,7 @@ from autovalidate.metrics.frequencies import (
     Uniqueness,
     UniqueValueRatio,
 )
+from autovalidate.metrics.schema import ColumnTypes, NewestTimestamp
 from autovalidate.metrics.sketches import ApproxCountDistinct, ApproxQuantile, ApproxQuantiles
 from autovalidate.metrics.statistics import (
     Correlation,
@@ -54,6 +55,7 @@ __all__ = [
     "ApproxQuantiles",
     "Completeness",
     "Compliance",
+    "ColumnTypes",
     "Correlation",
     "CountDistinct",
     "DataType",
@@ -72,6 +74,7 @@ __all__ = [
     "MinLength",
     "Minimum",
     "MutualInformation",
+    "NewestTimestamp",
     "PatternConformance",
     "PatternMatch",
     "Size",

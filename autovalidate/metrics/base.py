@@ -53,6 +53,7 @@ __all__ = [
     "ScanShareableAnalyzer",
     "ScanShareableFrequencyBasedAnalyzer",
     "State",
+    "TableSchema",
     "merge_states",
 ]
 
@@ -117,8 +118,32 @@ class Distribution:
         return entry.ratio if entry is not None else 0.0
 
 
-#: A metric's value: a number, a distribution, or numbers by key.
-MetricValue = float | Distribution | Mapping[str, float]
+@dataclass(frozen=True)
+class TableSchema:
+    """The columns of a data set and their types, as the engine names them.
+
+    Attributes
+    ----------
+    columns
+        ``(name, type)`` pairs in the data's column order; the type is the
+        engine's own name (DuckDB ``BIGINT``, ``VARCHAR``; Spark ``bigint``,
+        ``string``).
+    """
+
+    columns: tuple[tuple[str, str], ...]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The column names, in order."""
+        return tuple(name for name, _ in self.columns)
+
+    def type_of(self, column: str) -> str | None:
+        """The type of ``column``, ``None`` if the data has no such column."""
+        return dict(self.columns).get(column)
+
+
+#: A metric's value: a number, a distribution, numbers by key, or a schema.
+MetricValue = float | Distribution | Mapping[str, float] | TableSchema
 
 
 @dataclass(frozen=True)
@@ -155,8 +180,9 @@ class Metric:
         """Return the metric as ``(name, number)`` pairs, as Deequ's ``flatten`` does.
 
         A distribution becomes ``name.bins``, ``name.abs.<bin>`` and
-        ``name.ratio.<bin>``; keyed values become ``name-<key>``. A failed
-        metric has no pairs.
+        ``name.ratio.<bin>``; keyed values become ``name-<key>``; a schema
+        becomes ``name.columns`` (its column count). A failed metric has no
+        pairs.
         """
         value = self.value
         if value is None:
@@ -169,6 +195,8 @@ class Metric:
             return pairs
         if isinstance(value, Mapping):
             return [(f"{self.name}-{key}", float(v)) for key, v in value.items()]
+        if isinstance(value, TableSchema):
+            return [(f"{self.name}.columns", float(len(value.columns)))]
         return [(self.name, float(value))]
 
     def to_dict(self) -> dict[str, Any]:
@@ -193,6 +221,8 @@ def plain(value: Any) -> Any:
         }
     if isinstance(value, Mapping):
         return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, TableSchema):
+        return {"columns": [list(c) for c in value.columns]}
     if isinstance(value, float) and math.isnan(value):
         return None
     return value

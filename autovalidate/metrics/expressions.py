@@ -53,6 +53,7 @@ __all__ = [
     "count_where",
     "covar_pop",
     "distinct_set",
+    "epoch_micros",
     "eq",
     "full_match",
     "ge",
@@ -407,6 +408,17 @@ def sub(x: Expr, y: Expr) -> Call:
 def ln(x: Expr) -> Call:
     """Natural logarithm."""
     return _call("ln", x)
+
+
+def epoch_micros(x: Expr) -> Call:
+    """Microseconds since the Unix epoch of ``x`` read as a timestamp; null where it is none.
+
+    A try cast to a timestamp with time zone: a value without a zone (a date,
+    a naive timestamp, text) is read in the session's time zone. DuckDB
+    ``epoch_us(TRY_CAST(x AS TIMESTAMPTZ))``, Spark
+    ``unix_micros(try_cast(x as timestamp))``.
+    """
+    return _call("epoch_micros", x)
 
 
 def to_double(x: Expr) -> Call:
