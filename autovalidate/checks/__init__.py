@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # the names below, imported on first use (autovalidate._lazy)
         ConstraintStatus,
         FreshnessConstraint,
         PatternRuleConstraint,
+        ReferenceConstraint,
         SchemaConstraint,
         is_one,
     )
@@ -48,6 +49,7 @@ _LAZY = {
     "ConstraintSuite": "autovalidate.checks.spec",
     "FreshnessConstraint": "autovalidate.checks.constraints",
     "PatternRuleConstraint": "autovalidate.checks.constraints",
+    "ReferenceConstraint": "autovalidate.checks.constraints",
     "SchemaConstraint": "autovalidate.checks.constraints",
     "VerificationResult": "autovalidate.checks.verification",
     "VerificationSuite": "autovalidate.checks.verification",
@@ -71,6 +73,7 @@ __all__ = [
     "ConstraintSuite",
     "FreshnessConstraint",
     "PatternRuleConstraint",
+    "ReferenceConstraint",
     "SchemaConstraint",
     "VerificationResult",
     "VerificationSuite",

@@ -33,6 +33,7 @@ from autovalidate.checks.constraints import (
     FreshnessConstraint,
     PatternRule,
     PatternRuleConstraint,
+    ReferenceConstraint,
     SchemaConstraint,
     is_one,
 )
@@ -50,6 +51,7 @@ from autovalidate.metrics.frequencies import (
     Uniqueness,
     UniqueValueRatio,
 )
+from autovalidate.metrics.reference import ReferentialIntegrity
 from autovalidate.metrics.schema import ColumnTypes, NewestTimestamp
 from autovalidate.metrics.sketches import ApproxCountDistinct, ApproxQuantile
 from autovalidate.metrics.statistics import (
@@ -888,6 +890,46 @@ class Check:
                 analyzer=NewestTimestamp(column, where),
                 max_age_hours=float(max_age_hours),
                 reference_time=reference,
+                hint=hint,
+            )
+        )
+
+    # -- referential integrity -----------------------------------------------------
+
+    def has_referential_integrity(
+        self,
+        columns: Columns,
+        reference: Any,
+        reference_columns: Columns | None = None,
+        assertion: AssertionFn = is_one,
+        *,
+        reference_name: str = "reference",
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Every value of ``columns`` occurs in ``reference_columns`` of ``reference``.
+
+        Asserts on the fraction of checked rows whose values are found (rows
+        with a null in ``columns`` are not checked); several columns are a
+        composite foreign key. A failure names the orphan rows' count and up
+        to five orphan values, also in the result's ``details``. See
+        :class:`~autovalidate.metrics.ReferentialIntegrity` for what
+        ``reference`` may be on each engine. Not in suite files (a
+        reference is data, not a setting).
+
+        References
+        ----------
+        Deequ ``ReferentialIntegrity``; DQDL ``ReferentialIntegrity``; Soda
+        reference checks.
+        """
+        analyzer = ReferentialIntegrity(
+            columns, reference, reference_columns, where, reference_name
+        )
+        return self.add_constraint(
+            ReferenceConstraint(
+                name=f"ReferentialIntegrityConstraint({analyzer.instance})",
+                analyzer=analyzer,
+                assertion=assertion,
                 hint=hint,
             )
         )

@@ -12,7 +12,7 @@ import enum
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any, Protocol
 
@@ -28,6 +28,7 @@ __all__ = [
     "PatternRule",
     "PatternRuleConstraint",
     "PatternRuleResult",
+    "ReferenceConstraint",
     "SchemaConstraint",
     "is_one",
 ]
@@ -401,3 +402,29 @@ class FreshnessConstraint(Constraint):
             value=age,
             details=details,
         )
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class ReferenceConstraint(AssertionConstraint):
+    """An assertion on :class:`~autovalidate.metrics.ReferentialIntegrity`, naming the orphans.
+
+    Decided as :class:`AssertionConstraint` on the fraction of rows found in
+    the reference; the result's ``details`` are the metric's (``num_rows``,
+    ``num_orphans``, ``examples``) and a failure message counts the orphan
+    rows and lists example values.
+    """
+
+    def decide(self, metric: Metric) -> ConstraintResult:
+        """Run the assertion; name the orphans on failure."""
+        result = super().decide(metric)
+        details = dict(metric.details or {})
+        if result.status is ConstraintStatus.SUCCESS:
+            return replace(result, details=details)
+        orphans, rows = details.get("num_orphans", 0), details.get("num_rows", 0)
+        examples = [str(e) for e in details.get("examples", [])]
+        message = (
+            f"{orphans} of {rows} rows have values not in {metric.instance.split(' -> ')[1]}"
+            + (f", e.g. {_listed(examples)}" if examples else "")
+            + f"; {result.message}"
+        )
+        return replace(result, message=message, details=details)

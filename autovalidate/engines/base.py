@@ -143,6 +143,31 @@ class Engine(ABC):
         """
 
     @abstractmethod
+    def orphans(
+        self,
+        columns: Sequence[str],
+        reference: Any,
+        reference_columns: Sequence[str],
+        where: Expr | None,
+        limit: int,
+    ) -> tuple[int, int, list[tuple[Any, ...]]]:
+        """Rows whose ``columns`` match no row of ``reference`` (an anti-join).
+
+        Only rows passing ``where`` with all ``columns`` non-null count.
+        Returns the rows checked, the orphan rows among them, and up to
+        ``limit`` distinct orphan value tuples, smallest first (no query for
+        them when there is no orphan).
+
+        Raises
+        ------
+        QueryError
+            If the query fails (a reference column missing, types that cannot
+            be compared).
+        DataSourceError, DataError
+            If the reference cannot be read, or is not data this engine reads.
+        """
+
+    @abstractmethod
     def aggregate(self, exprs: Sequence[Expr]) -> list[Any]:
         """Evaluate aggregate expressions over all rows in one scan.
 

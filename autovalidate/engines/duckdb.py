@@ -303,6 +303,11 @@ def _run(relation: duckdb.DuckDBPyRelation, name: str, sql: str) -> list[tuple[A
         raise engine_error(exc) from exc
 
 
+def _fetch_one(relation: duckdb.DuckDBPyRelation) -> tuple[Any, ...]:
+    (row,) = relation.fetchall()  # an aggregation gives one row
+    return tuple(row)
+
+
 def write_parquet(relation: duckdb.DuckDBPyRelation, path: str) -> None:
     """Run ``relation`` and write its rows to the Parquet file ``path`` (one scan).
 
@@ -483,6 +488,46 @@ class DuckDBEngine(Engine):
         """The relation's column names and DuckDB type names."""
         relation = self.relation
         return [(n, str(t)) for n, t in zip(relation.columns, relation.types, strict=True)]
+
+    def orphans(
+        self,
+        columns: Sequence[str],
+        reference: Any,
+        reference_columns: Sequence[str],
+        where: Expr | None,
+        limit: int,
+    ) -> tuple[int, int, list[tuple[Any, ...]]]:
+        """An anti-join with the reference's distinct values, on this engine's connection.
+
+        ``reference`` is read as the engine reads data (:func:`~autovalidate.io.to_relation`).
+        """
+        present = " AND ".join(f"{quote_identifier(c)} IS NOT NULL" for c in columns)
+        condition = present if where is None else f"({render(where)}) AND {present}"
+        keys = ", ".join(
+            f"{quote_identifier(r)} AS {quote_identifier(f'__av_r{i}')}"
+            for i, r in enumerate(reference_columns)
+        )
+        on = " AND ".join(
+            f"_av_d.{quote_identifier(c)} = _av_r.{quote_identifier(f'__av_r{i}')}"
+            for i, c in enumerate(columns)
+        )
+        projection = ", ".join(quote_identifier(c) for c in columns)
+        try:
+            ref = to_relation(reference, self._con).project(keys).distinct().set_alias("_av_r")
+            checked = self.relation.filter(condition).set_alias("_av_d")
+            orphan = checked.join(ref, on, how="anti")
+            self.stats.record("count rows to check", scan=True)
+            (rows,) = _fetch_one(checked.aggregate("count(*)"))
+            self.stats.record("count orphans", scan=True)
+            (count,) = _fetch_one(orphan.aggregate("count(*)"))
+            examples: list[tuple[Any, ...]] = []
+            if count:
+                self.stats.record(f"orphan examples {int(limit)}", scan=True)
+                found = orphan.project(projection).distinct().order(projection).limit(int(limit))
+                examples = [tuple(r) for r in found.fetchall()]
+        except duckdb.Error as exc:
+            raise engine_error(exc) from exc
+        return int(rows), int(count), examples
 
     def query(self, sql: str, description: str) -> list[tuple[Any, ...]]:
         """Run SQL over the data (named ``_av_data``) and count it as a scan."""

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import pyarrow as pa
 
 from autovalidate.engines.base import Engine, ExecutionStats, renaming
-from autovalidate.errors import AutovalidateError, EngineError, QueryError
+from autovalidate.errors import AutovalidateError, DataError, EngineError, QueryError
 from autovalidate.metrics.base import COUNT_COLUMN, ColumnKind, Grouping, Schema
 from autovalidate.metrics.expressions import (
     HLL_HASH_BITS,
@@ -326,6 +326,62 @@ class SparkEngine(Engine):
     def column_types(self) -> list[tuple[str, str]]:
         """The DataFrame's column names and their types' ``simpleString``."""
         return [(f.name, f.dataType.simpleString()) for f in self.frame.schema.fields]
+
+    def orphans(
+        self,
+        columns: Sequence[str],
+        reference: Any,
+        reference_columns: Sequence[str],
+        where: Expr | None,
+        limit: int,
+    ) -> tuple[int, int, list[tuple[Any, ...]]]:
+        """A left join with the reference's distinct values, counted in one job.
+
+        Orphans are the rows the join finds no reference row for; a second
+        job fetches examples when there are any. ``reference`` is a
+        DataFrame of the same session; its columns are renamed for the join,
+        so a reference derived from the data is no ambiguous self-join.
+        """
+        if not is_spark_dataframe(reference):
+            raise DataError(
+                f"the reference of a Spark check must be a Spark DataFrame, "
+                f"not {type(reference).__name__}"
+            )
+        F = self.api.functions
+        keys = [f"__av_r{i}" for i in range(len(reference_columns))]
+        with _spark_errors():
+            checked = self.frame
+            if where is not None:
+                checked = checked.where(render(where, self.api))
+            for c in columns:
+                checked = checked.where(F.col(_quote(c)).isNotNull())
+            ref = (
+                reference.select(
+                    *(
+                        F.col(_quote(r)).alias(k)
+                        for r, k in zip(reference_columns, keys, strict=True)
+                    )
+                )
+                .distinct()
+                .withColumn("__av_found", F.lit(True))
+            )
+            on = _all(
+                [F.col(_quote(c)) == F.col(k) for c, k in zip(columns, keys, strict=True)],
+                lambda x, y: x & y,
+            )
+            joined = checked.join(ref, on, "left")
+            missing = F.col("__av_found").isNull()
+            self.stats.record("count rows and orphans", scan=True)
+            rows, count = joined.agg(
+                F.count(F.lit(1)), F.count(F.when(missing, F.lit(1)))
+            ).collect()[0]
+            orphan = joined.where(missing).select(*(_quote(c) for c in columns))
+            examples: list[tuple[Any, ...]] = []
+            if count:
+                self.stats.record(f"orphan examples {int(limit)}", scan=True)
+                found = orphan.distinct().orderBy(*(_quote(c) for c in columns))
+                examples = [tuple(r) for r in found.limit(int(limit)).collect()]
+        return int(rows), int(count), examples
 
     def aggregate(self, exprs: Sequence[Expr]) -> list[Any]:
         """Run all aggregations in one ``agg`` (one Spark job), inputs projected once."""

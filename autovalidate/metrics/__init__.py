@@ -1,7 +1,8 @@
 """Deequ metrics: analyzers with mergeable states, declared engine-neutrally.
 
 One metric family per module (:mod:`.counts`, :mod:`.statistics`,
-:mod:`.frequencies`, :mod:`.sketches`, :mod:`.strings`, :mod:`.schema`), their aggregations as
+:mod:`.frequencies`, :mod:`.sketches`, :mod:`.strings`, :mod:`.schema`,
+:mod:`.reference`), their aggregations as
 :mod:`.expressions` trees. This package declares; it imports no engine.
 :mod:`autovalidate.engines` renders and runs the expressions, and
 :mod:`autovalidate.analysis` runs analyzers in shared scans (Schelter et al.,
@@ -29,6 +30,7 @@ from autovalidate.metrics.frequencies import (
     Uniqueness,
     UniqueValueRatio,
 )
+from autovalidate.metrics.reference import ReferentialIntegrity
 from autovalidate.metrics.schema import ColumnTypes, NewestTimestamp
 from autovalidate.metrics.sketches import ApproxCountDistinct, ApproxQuantile, ApproxQuantiles
 from autovalidate.metrics.statistics import (
@@ -77,6 +79,7 @@ __all__ = [
     "NewestTimestamp",
     "PatternConformance",
     "PatternMatch",
+    "ReferentialIntegrity",
     "Size",
     "StandardDeviation",
     "State",

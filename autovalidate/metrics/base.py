@@ -163,6 +163,9 @@ class Metric:
     error
         Why the computation failed (an empty state, a missing column, an engine
         error), else ``None``.
+    details
+        Findings beside the value (the counts and example values of
+        :class:`~autovalidate.metrics.ReferentialIntegrity`), else ``None``.
     """
 
     entity: Entity
@@ -170,6 +173,7 @@ class Metric:
     name: str
     value: MetricValue | None
     error: Exception | None = None
+    details: Mapping[str, Any] | None = None
 
     @property
     def is_success(self) -> bool:
@@ -201,13 +205,16 @@ class Metric:
 
     def to_dict(self) -> dict[str, Any]:
         """Give the metric as JSON-ready data (see :func:`plain`); ``error`` is its message."""
-        return {
+        out = {
             "entity": self.entity.value,
             "instance": self.instance,
             "name": self.name,
             "value": plain(self.value),
             "error": None if self.error is None else str(self.error),
         }
+        if self.details is not None:
+            out["details"] = dict(self.details)
+        return out
 
 
 def plain(value: Any) -> Any:

@@ -1,0 +1,129 @@
+"""Referential integrity: the values of columns that occur in columns of another data set.
+
+The one analyzer that reads two data sets: the engine anti-joins the data
+with the distinct values of the reference (:meth:`~autovalidate.engines.Engine.orphans`).
+It has no mergeable state (an orphan of one batch may find its reference in
+a later reference table), so it always reads the data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from autovalidate.errors import DataError, ParameterError
+from autovalidate.metrics.base import Analyzer, Entity, Metric, Precondition, has_column, where_expr
+
+if TYPE_CHECKING:
+    from autovalidate.engines.base import Engine
+
+__all__ = ["ReferentialIntegrity"]
+
+#: Orphan values a metric's details list, smallest first.
+EXAMPLES = 5
+
+
+def _columns(value: str | Sequence[str]) -> tuple[str, ...]:
+    return (value,) if isinstance(value, str) else tuple(value)
+
+
+@dataclass(frozen=True, eq=False)
+class ReferentialIntegrity(Analyzer):
+    """Fraction of rows whose values occur in a reference (Deequ ``ReferentialIntegrity``).
+
+    Among the rows passing ``where`` whose ``columns`` are all non-null (as
+    a SQL foreign key, a row with a null refers to nothing), the share whose
+    values equal those of ``reference_columns`` in some row of ``reference``:
+    a fraction in [0, 1], 1.0 when every value is found. Several columns are
+    a composite foreign key, compared pairwise. Values are compared with the
+    engine's equality on their own types (on CSV read as text: the text).
+    The metric's ``details`` give ``num_rows`` (the rows checked),
+    ``num_orphans`` and ``examples``: up to five distinct orphan values
+    (tuples for several columns), smallest first.
+
+    Parameters
+    ----------
+    columns
+        Column(s) of the data.
+    reference
+        The reference data: for DuckDB anything the DuckDB engine reads (a
+        path, a pandas DataFrame, an Arrow table, a relation on the same
+        connection); for Spark a DataFrame of the same session.
+    reference_columns
+        Column(s) of the reference, in the order of ``columns``; by default
+        the same names.
+    where
+        Spark SQL filter of the data's rows (see :func:`~autovalidate.metrics.base.where_expr`).
+    reference_name
+        How the reference is named in the metric's instance and messages.
+
+    Raises
+    ------
+    ParameterError
+        If there are no columns, or not as many reference columns.
+
+    References
+    ----------
+    Deequ ``ReferentialIntegrity.subsetCheck``; DQDL ``ReferentialIntegrity``;
+    Soda reference checks (``values in (col) must exist in ref (col)``); GX
+    has none built in.
+    """
+
+    columns: str | Sequence[str]
+    reference: Any
+    reference_columns: str | Sequence[str] | None = None
+    where: str | None = None
+    reference_name: str = "reference"
+
+    metric_name = "ReferentialIntegrity"
+
+    def __post_init__(self) -> None:
+        columns = _columns(self.columns)
+        refs = columns if self.reference_columns is None else _columns(self.reference_columns)
+        if not columns or len(refs) != len(columns):
+            raise ParameterError(
+                f"ReferentialIntegrity needs as many reference columns as columns "
+                f"(at least one), got {len(columns)} and {len(refs)}"
+            )
+        object.__setattr__(self, "columns", columns)
+        object.__setattr__(self, "reference_columns", refs)
+
+    @property
+    def instance(self) -> str:
+        """``cols -> reference(cols)``."""
+        return f"{','.join(self.columns)} -> {self.reference_name}({','.join(self.ref_columns)})"
+
+    @property
+    def entity(self) -> Entity:
+        """Column or multi-column."""
+        return Entity.COLUMN if len(self.columns) == 1 else Entity.MULTICOLUMN
+
+    @property
+    def ref_columns(self) -> tuple[str, ...]:
+        """The reference's columns, one per column."""
+        assert isinstance(self.reference_columns, tuple)
+        return self.reference_columns
+
+    def preconditions(self) -> Sequence[Precondition]:
+        """Require the data's columns to exist (the reference's are checked by the query)."""
+        return tuple(has_column(c) for c in self.columns)
+
+    def metric_from_engine(self, engine: Engine) -> Metric:
+        """Count the checked rows and the orphans, and fetch examples (up to three queries)."""
+        assert isinstance(self.columns, tuple)
+        rows, orphans, examples = engine.orphans(
+            self.columns, self.reference, self.ref_columns, where_expr(self.where), EXAMPLES
+        )
+        if not rows:
+            return self.failure(
+                DataError(f"no row with a value in {', '.join(self.columns)} to check")
+            )
+        found = [e[0] if len(e) == 1 else list(e) for e in examples]
+        details = {"num_rows": rows, "num_orphans": orphans, "examples": found}
+        metric = self.success((rows - orphans) / rows)
+        return Metric(metric.entity, metric.instance, metric.name, metric.value, details=details)
+
+    def __str__(self) -> str:
+        where = "None" if self.where is None else self.where
+        return f"ReferentialIntegrity({self.instance},{where})"
