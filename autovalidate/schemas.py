@@ -150,6 +150,7 @@ _DEEQU_CONSTRAINT: dict[str, Any] = {
         "include_upper_bound": {"type": "boolean"},
         "predicate": _TEXT,
         "constraint_name": _TEXT,
+        "datetime_format": _TEXT,
         # schema and freshness
         "types": {"type": ["string", "array"], "items": _TEXT},
         "exact": {"type": "boolean"},

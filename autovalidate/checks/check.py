@@ -70,6 +70,7 @@ from autovalidate.metrics.strings import (
     PatternConformance,
     PatternMatch,
 )
+from autovalidate.user_code import check_user_regex
 
 if TYPE_CHECKING:
     from autovalidate.anomaly.base import AnomalyDetectionStrategy
@@ -450,6 +451,22 @@ class Check:
         )
 
     @in_suites
+    def is_equal_to(
+        self,
+        column_a: str,
+        column_b: str,
+        assertion: AssertionFn = is_one,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """In each row, ``column_a = column_b`` (a row with a null does not comply).
+
+        GX ``expect_column_pair_values_to_be_equal``.
+        """
+        return self._compare(column_a, column_b, E.eq, "equal to", assertion, where, hint)
+
+    @in_suites
     def is_less_than(
         self,
         column_a: str,
@@ -672,6 +689,95 @@ class Check:
             assertion,
             hint,
             name=name or f"PatternMatchConstraint({column}, {pattern})",
+        )
+
+    @in_suites
+    def has_no_pattern(
+        self,
+        column: str,
+        pattern: str,
+        assertion: AssertionFn = is_one,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the fraction of rows whose value does not fully match ``pattern`` (nulls pass).
+
+        The negation of :meth:`has_pattern`'s full match (write ``.*x.*`` for
+        "does not contain x"), with the same regex dialects and checks
+        (:func:`~autovalidate.user_code.check_user_regex`). GX
+        ``expect_column_values_to_not_match_regex`` (which searches).
+        """
+        check_user_regex(pattern, f"has_no_pattern({column!r})")
+        c = E.col(column)
+        return self.satisfies(
+            E.or_(E.is_null(c), E.not_(E.full_match(E.to_text(c), pattern))),
+            f"{column} does not match {pattern}",
+            assertion,
+            columns=(column,),
+            where=where,
+            hint=hint,
+        )
+
+    @in_suites
+    def is_valid_json(
+        self,
+        column: str,
+        assertion: AssertionFn = is_one,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the fraction of rows whose text is one JSON value (nulls pass).
+
+        RFC 8259 JSON (an object, array, string, number, ``true``, ``false``
+        or ``null``), as DuckDB's ``json_valid`` and Spark's
+        ``try_parse_json`` read it. GX ``expect_column_values_to_be_json_parseable``.
+        """
+        c = E.col(column)
+        return self.satisfies(
+            E.or_(E.is_null(c), E.coalesce(E.is_json(E.to_text(c)), E.lit(False))),
+            f"{column} is JSON",
+            assertion,
+            columns=(column,),
+            where=where,
+            hint=hint,
+        )
+
+    @in_suites
+    def matches_datetime_format(
+        self,
+        column: str,
+        datetime_format: str,
+        assertion: AssertionFn = is_one,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the fraction of rows whose text is a valid date/time in a strptime format.
+
+        The whole text must parse and the date must exist (``2025-02-30``
+        fails); nulls pass. DuckDB parses with ``try_strptime``, Spark with
+        ``try_to_timestamp`` and the format's Java pattern
+        (:func:`~autovalidate.metrics.expressions.java_datetime_pattern`:
+        ``%Y %y %m %d %H %I %M %S %f %j %b %B %a %A %p %z %%``). Numbers may
+        be zero-padded or not on both; they differ on a year of fewer than
+        four digits for ``%Y``, which DuckDB accepts and Spark refuses. GX
+        ``expect_column_values_to_match_strftime_format``.
+
+        Raises
+        ------
+        ParameterError
+            If the format has another directive.
+        """
+        c = E.col(column)
+        return self.satisfies(
+            E.or_(E.is_null(c), E.parses_as_datetime(E.to_text(c), datetime_format)),
+            f"{column} matches {datetime_format}",
+            assertion,
+            columns=(column,),
+            where=where,
+            hint=hint,
         )
 
     @in_suites

@@ -305,8 +305,10 @@ class ConstraintSpec:
         self._check_sql(self.where, "where")
         if self.constraint == "satisfies":
             self._check_sql(self.args.get("predicate"), "predicate")
-        if self.constraint == "has_pattern" and "pattern" in self.args:
-            check_user_regex(self.args["pattern"], f"has_pattern({self.args.get('column')!r})")
+        if self.constraint in ("has_pattern", "has_no_pattern") and "pattern" in self.args:
+            check_user_regex(
+                self.args["pattern"], f"{self.constraint}({self.args.get('column')!r})"
+            )
         if self.constraint not in CHECK_METHODS:
             raise ConstraintFormatError(f"unknown constraint {self.constraint!r}")
         try:

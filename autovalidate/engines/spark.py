@@ -32,6 +32,7 @@ from autovalidate.metrics.expressions import (
     Lit,
     Sql,
     anchored_regex,
+    java_datetime_pattern,
     project_aggregate_inputs,
     quantile_grid_probabilities,
     to_double,
@@ -129,6 +130,7 @@ _SIMPLE: dict[str, Callable[[SparkApi, list[Column]], Column]] = {
     "ln": lambda api, a: api.functions.log(a[0]),
     "to_double": lambda api, a: a[0].try_cast("double"),
     "to_text": lambda api, a: a[0].cast("string"),
+    "is_json": lambda api, a: api.functions.try_parse_json(a[0]).isNotNull(),
     "epoch_micros": lambda api, a: api.functions.unix_micros(a[0].try_cast("timestamp")),
     "length": lambda api, a: api.functions.length(a[0]),
     "window_sum": lambda api, a: api.functions.sum(a[0]).over(api.window.partitionBy(*a[1:])),
@@ -167,6 +169,9 @@ def render(expr: Expr, api: SparkApi) -> Column:
             return F.min_by(values, values, int(params[0]))  # type: ignore[arg-type]
         if expr.fn == "hll_code":
             return _hll_code(api, render(expr.args[0], api), int(params[0]))  # type: ignore[arg-type]
+        if expr.fn == "parses_as_datetime":
+            pattern = F.lit(java_datetime_pattern(str(params[0])))
+            return F.try_to_timestamp(render(expr.args[0], api), pattern).isNotNull()
         if expr.fn == "is_in":
             return render(expr.args[0], api).isin(params) if params else F.lit(False)
         if expr.fn == "when":

@@ -27,6 +27,9 @@ Mapping
   (``>= 0.9``) is ``mostly``. Nulls are skipped by GX's column-value
   expectations as by autovalidate's. Numeric expectations need numeric
   columns (autovalidate casts CSV text; read the batch with types).
+  ``is_valid_json`` -> ``expect_column_values_to_be_json_parseable``;
+  ``matches_datetime_format`` -> ``expect_column_values_to_match_strftime_format``
+  (GX parses with Python's ``strptime``).
   ``has_column`` -> ``expect_column_to_exist``; ``has_column_type`` ->
   ``expect_column_values_to_be_of_type`` (one type) or ``_in_type_list``
   (GX compares the type names of its own data source); ``has_column_count``
@@ -163,6 +166,15 @@ def _expectation(item: Item, notes: list[str]) -> dict[str, Any]:
         key = "min_value" if m == "has_min_length" else "max_value"
         kind = "expect_column_value_lengths_to_be_between"
         kwargs = {"column": column, key: int(wanted) + step}
+    elif m == "is_valid_json":
+        kind = "expect_column_values_to_be_json_parseable"
+        kwargs = _mostly({"column": column}, min_fraction(item.assertion))
+    elif m == "matches_datetime_format":
+        kind = "expect_column_values_to_match_strftime_format"
+        kwargs = _mostly(
+            {"column": column, "strftime_format": item.arg("datetime_format")},
+            min_fraction(item.assertion),
+        )
     elif m == "has_column":
         kind, kwargs = "expect_column_to_exist", {"column": column}
     elif m == "has_column_type":

@@ -59,7 +59,9 @@ __all__ = [
     "ge",
     "gt",
     "hll_code",
+    "java_datetime_pattern",
     "is_in",
+    "is_json",
     "is_not_null",
     "is_null",
     "le",
@@ -75,6 +77,7 @@ __all__ = [
     "not_",
     "not_true",
     "or_",
+    "parses_as_datetime",
     "project_aggregate_inputs",
     "quote_identifier",
     "quantile_grid",
@@ -491,6 +494,99 @@ def _is_anchored_group(regex: str) -> bool:
     return i == last and depth == 0 and not in_class
 
 
+def is_json(x: Expr) -> Call:
+    """Test whether the text ``x`` is one JSON value (RFC 8259: an object, array or scalar).
+
+    DuckDB ``json_valid``, Spark ``try_parse_json(x) IS NOT NULL``; null where
+    ``x`` is null on DuckDB, false on Spark (test nulls apart).
+    """
+    return _call("is_json", x)
+
+
+#: strptime directives -> Java ``DateTimeFormatter`` letters (Spark's datetime patterns).
+#: Numbers take one letter, so that parsing accepts them with or without zero padding,
+#: as DuckDB's ``strptime`` does.
+_JAVA_DATETIME = {
+    "Y": "yyyy",
+    "y": "yy",
+    "m": "M",
+    "d": "d",
+    "H": "H",
+    "I": "h",
+    "M": "m",
+    "S": "s",
+    "f": "SSSSSS",
+    "j": "D",
+    "b": "MMM",
+    "B": "MMMM",
+    "a": "EEE",
+    "A": "EEEE",
+    "p": "a",
+    "z": "Z",
+}
+
+
+def java_datetime_pattern(strptime_format: str) -> str:
+    """The Spark (Java ``DateTimeFormatter``) pattern of a strptime format.
+
+    Directives map as :data:`_JAVA_DATETIME` lists; every other text is
+    quoted as a literal (``%Y-%m-%d`` -> ``yyyy'-'M'-'d``), ``%%`` is a ``%``.
+
+    Raises
+    ------
+    ParameterError
+        For a directive outside that list (``%U``, ``%c``...) or a lone ``%`` at the end.
+    """
+    from autovalidate.errors import ParameterError
+
+    out: list[str] = []
+    literal: list[str] = []
+
+    def flush() -> None:
+        if literal:
+            out.append("'" + "".join(literal).replace("'", "''") + "'")
+            literal.clear()
+
+    i = 0
+    while i < len(strptime_format):
+        ch = strptime_format[i]
+        if ch != "%":
+            literal.append(ch)
+            i += 1
+            continue
+        directive = strptime_format[i + 1 : i + 2]
+        if directive == "%":
+            literal.append("%")
+        elif directive in _JAVA_DATETIME:
+            flush()
+            out.append(_JAVA_DATETIME[directive])
+        else:
+            raise ParameterError(
+                f"strptime directive %{directive} in {strptime_format!r} is not supported; "
+                f"use %% or one of {', '.join('%' + d for d in _JAVA_DATETIME)}"
+            )
+        i += 2
+    flush()
+    return "".join(out)
+
+
+def parses_as_datetime(x: Expr, strptime_format: str) -> Call:
+    """Test whether the text ``x`` parses as a date/time in ``strptime_format``; false for null.
+
+    DuckDB ``try_strptime(x, format) IS NOT NULL``; Spark
+    ``try_to_timestamp(x, pattern) IS NOT NULL`` with the pattern of
+    :func:`java_datetime_pattern`. The whole text must parse, and the date
+    must exist (no February 30).
+
+    Raises
+    ------
+    ParameterError
+        If the format has a directive :func:`java_datetime_pattern` cannot map.
+    """
+    java_datetime_pattern(strptime_format)
+    return _call("parses_as_datetime", x, lit(strptime_format))
+
+
 def is_in(x: Expr, values: Iterable[Scalar]) -> Call:
     """``x IN (values)``."""
     return _call("is_in", x, *(lit(v) for v in values))
@@ -590,6 +686,8 @@ _SQL: dict[str, Callable[[list[str]], str]] = {
     "to_text": lambda a: f"CAST({a[0]} AS VARCHAR)",
     "length": lambda a: f"length({a[0]})",
     "is_in": lambda a: f"({a[0]} IN ({', '.join(a[1:])}))" if len(a) > 1 else "FALSE",
+    "is_json": lambda a: f"json_valid({a[0]})",
+    "parses_as_datetime": lambda a: f"(try_strptime({a[0]}, {a[1]}) IS NOT NULL)",
     "window_sum": lambda a: (
         f"sum({a[0]}) OVER (PARTITION BY {', '.join(a[1:])})" if a[1:] else f"sum({a[0]}) OVER ()"
     ),
