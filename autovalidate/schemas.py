@@ -151,6 +151,8 @@ _DEEQU_CONSTRAINT: dict[str, Any] = {
         "predicate": _TEXT,
         "constraint_name": _TEXT,
         "datetime_format": _TEXT,
+        "numerator": _TEXT,
+        "denominator": _TEXT,
         # schema and freshness
         "types": {"type": ["string", "array"], "items": _TEXT},
         "exact": {"type": "boolean"},

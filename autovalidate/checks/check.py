@@ -56,11 +56,15 @@ from autovalidate.metrics.schema import ColumnTypes, NewestTimestamp
 from autovalidate.metrics.sketches import ApproxCountDistinct, ApproxQuantile
 from autovalidate.metrics.statistics import (
     Correlation,
+    Kurtosis,
     Maximum,
     Mean,
     Minimum,
+    RatioOfSums,
+    Skewness,
     StandardDeviation,
     Sum,
+    Variance,
 )
 from autovalidate.metrics.strings import (
     DataType,
@@ -590,6 +594,55 @@ class Check:
     ) -> Check:
         """Assert on the population standard deviation of numeric ``column``."""
         return self._assert(StandardDeviation(column, where), assertion, hint)
+
+    @in_suites
+    def has_variance(
+        self,
+        column: str,
+        assertion: AssertionFn,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the population variance of numeric ``column`` (the column's unit squared)."""
+        return self._assert(Variance(column, where), assertion, hint)
+
+    @in_suites
+    def has_skewness(
+        self,
+        column: str,
+        assertion: AssertionFn,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the population skewness of numeric ``column`` (NaN for a constant column)."""
+        return self._assert(Skewness(column, where), assertion, hint)
+
+    @in_suites
+    def has_kurtosis(
+        self,
+        column: str,
+        assertion: AssertionFn,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the population excess kurtosis of numeric ``column`` (0 for a normal law)."""
+        return self._assert(Kurtosis(column, where), assertion, hint)
+
+    @in_suites
+    def has_ratio_of_sums(
+        self,
+        numerator: str,
+        denominator: str,
+        assertion: AssertionFn,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on ``sum(numerator) / sum(denominator)`` (Deequ ``RatioOfSums``)."""
+        return self._assert(RatioOfSums(numerator, denominator, where), assertion, hint)
 
     @in_suites
     def has_approx_quantile(

@@ -113,6 +113,8 @@ _SIMPLE: dict[str, Callable[[SparkApi, list[Column]], Column]] = {
     "avg": lambda api, a: api.functions.avg(a[0]),
     "var_pop": lambda api, a: api.functions.var_pop(a[0]),
     "covar_pop": lambda api, a: api.functions.covar_pop(a[0], a[1]),
+    "skewness_pop": lambda api, a: api.functions.skewness(a[0]),
+    "kurtosis_pop": lambda api, a: api.functions.kurtosis(a[0]),
     "distinct_set": lambda api, a: api.functions.collect_set(a[0]),
     "is_null": lambda api, a: a[0].isNull(),
     "is_not_null": lambda api, a: a[0].isNotNull(),

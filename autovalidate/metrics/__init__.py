@@ -35,11 +35,15 @@ from autovalidate.metrics.schema import ColumnTypes, NewestTimestamp
 from autovalidate.metrics.sketches import ApproxCountDistinct, ApproxQuantile, ApproxQuantiles
 from autovalidate.metrics.statistics import (
     Correlation,
+    Kurtosis,
     Maximum,
     Mean,
     Minimum,
+    RatioOfSums,
+    Skewness,
     StandardDeviation,
     Sum,
+    Variance,
 )
 from autovalidate.metrics.strings import (
     DataType,
@@ -69,6 +73,7 @@ __all__ = [
     "Entropy",
     "FrequenciesState",
     "Histogram",
+    "Kurtosis",
     "MaxLength",
     "Maximum",
     "Mean",
@@ -79,12 +84,15 @@ __all__ = [
     "NewestTimestamp",
     "PatternConformance",
     "PatternMatch",
+    "RatioOfSums",
     "ReferentialIntegrity",
     "Size",
+    "Skewness",
     "StandardDeviation",
     "State",
     "Sum",
     "UniqueValueRatio",
     "Uniqueness",
+    "Variance",
     "merge_states",
 ]

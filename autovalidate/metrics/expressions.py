@@ -60,6 +60,7 @@ __all__ = [
     "gt",
     "hll_code",
     "java_datetime_pattern",
+    "kurtosis_pop",
     "is_in",
     "is_json",
     "is_not_null",
@@ -82,6 +83,7 @@ __all__ = [
     "quote_identifier",
     "quantile_grid",
     "quantile_grid_probabilities",
+    "skewness_pop",
     "smallest_values",
     "sql",
     "sql_literal",
@@ -162,6 +164,8 @@ AGGREGATE_FUNCTIONS = frozenset(
         "distinct_set",
         "smallest_values",
         "quantile_grid",
+        "skewness_pop",
+        "kurtosis_pop",
     }
 )
 
@@ -261,6 +265,24 @@ def var_pop(x: Expr) -> Call:
 def covar_pop(x: Expr, y: Expr) -> Call:
     """Compute the population covariance over the rows where ``x`` and ``y`` are not null."""
     return _call("covar_pop", x, y)
+
+
+def skewness_pop(x: Expr) -> Call:
+    """Population skewness ``m3 / m2^1.5`` of the non-null values of ``x``.
+
+    Null with fewer than three values or none that differ (DuckDB) or with
+    none that differ (Spark). Spark ``skewness``; DuckDB's sample ``skewness``
+    times ``(n - 2) / sqrt(n (n - 1))``.
+    """
+    return _call("skewness_pop", x)
+
+
+def kurtosis_pop(x: Expr) -> Call:
+    """Population excess kurtosis ``m4 / m2^2 - 3`` of the non-null values of ``x``.
+
+    Null with none that differ. Spark ``kurtosis``, DuckDB ``kurtosis_pop``.
+    """
+    return _call("kurtosis_pop", x)
 
 
 def distinct_set(x: Expr) -> Call:
@@ -665,6 +687,10 @@ _SQL: dict[str, Callable[[list[str]], str]] = {
     "avg": lambda a: f"avg({a[0]})",
     "var_pop": lambda a: f"var_pop({a[0]})",
     "covar_pop": lambda a: f"covar_pop({a[0]}, {a[1]})",
+    "kurtosis_pop": lambda a: f"kurtosis_pop({a[0]})",
+    "skewness_pop": lambda a: (
+        f"(skewness({a[0]}) * (count({a[0]}) - 2) / sqrt(count({a[0]}) * (count({a[0]}) - 1)))"
+    ),
     "distinct_set": lambda a: f"list(DISTINCT {a[0]})",
     "smallest_values": lambda a: f"min_by({a[0]}, {a[0]}, {a[1]})",
     "is_null": lambda a: f"({a[0]} IS NULL)",
