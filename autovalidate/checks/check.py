@@ -41,10 +41,11 @@ from autovalidate.checks.levels import CheckLevel, CheckStatus
 from autovalidate.errors import ParameterError
 from autovalidate.metrics import expressions as E
 from autovalidate.metrics.base import Analyzer, Distribution, Metric, MetricValue, TableSchema
-from autovalidate.metrics.counts import Completeness, Compliance, Size
+from autovalidate.metrics.counts import Completeness, Compliance, Size, ZeroCount
 from autovalidate.metrics.frequencies import (
     CountDistinct,
     Distinctness,
+    DuplicateCount,
     Entropy,
     Histogram,
     MutualInformation,
@@ -311,6 +312,22 @@ class Check:
         return self._assert(CountDistinct(columns, where), assertion, hint, value_picker=_as_int)
 
     @in_suites
+    def has_duplicate_count(
+        self,
+        columns: Columns,
+        assertion: AssertionFn,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the rows repeating an earlier row's values of ``columns`` (an int).
+
+        Name every column to count duplicate rows. Soda ``duplicate_count``.
+        """
+        analyzer = DuplicateCount(columns, where)
+        return self._assert(analyzer, assertion, hint, value_picker=_as_int)
+
+    @in_suites
     def has_approx_count_distinct(
         self,
         column: str,
@@ -534,6 +551,18 @@ class Check:
     ) -> Check:
         """Assert on the number of rows (an int)."""
         return self._assert(Size(where), assertion, hint, value_picker=_as_int)
+
+    @in_suites
+    def has_zero_count(
+        self,
+        column: str,
+        assertion: AssertionFn,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the number of rows whose numeric ``column`` is 0 (an int)."""
+        return self._assert(ZeroCount(column, where), assertion, hint, value_picker=_as_int)
 
     @in_suites
     def has_min(

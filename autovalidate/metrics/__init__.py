@@ -19,10 +19,11 @@ from autovalidate.metrics.base import (
     State,
     merge_states,
 )
-from autovalidate.metrics.counts import Completeness, Compliance, Size
+from autovalidate.metrics.counts import Completeness, Compliance, Size, ZeroCount
 from autovalidate.metrics.frequencies import (
     CountDistinct,
     Distinctness,
+    DuplicateCount,
     Entropy,
     FrequenciesState,
     Histogram,
@@ -69,6 +70,7 @@ __all__ = [
     "Distinctness",
     "Distribution",
     "DistributionValue",
+    "DuplicateCount",
     "Entity",
     "Entropy",
     "FrequenciesState",
@@ -94,5 +96,6 @@ __all__ = [
     "UniqueValueRatio",
     "Uniqueness",
     "Variance",
+    "ZeroCount",
     "merge_states",
 ]

@@ -1,6 +1,6 @@
-"""Counts and ratios of rows: Size, Completeness, Compliance.
+"""Counts and ratios of rows: Size, ZeroCount, Completeness, Compliance.
 
-States (ICDE 2019, Table I): a row count for Size, and ``(#matches, #rows)``
+States (ICDE 2019, Table I): a row count for Size and ZeroCount, and ``(#matches, #rows)``
 for the ratios, merged by addition.
 """
 
@@ -18,10 +18,11 @@ from autovalidate.metrics.base import (
     ScanShareableAnalyzer,
     State,
     has_column,
+    is_numeric,
     where_expr,
 )
 
-__all__ = ["Completeness", "Compliance", "NumMatches", "NumMatchesAndCount", "Size"]
+__all__ = ["Completeness", "Compliance", "NumMatches", "NumMatchesAndCount", "Size", "ZeroCount"]
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,45 @@ class Size(ScanShareableAnalyzer):
 
     def state_from_aggregates(self, values: Sequence[Any]) -> NumMatches:
         """Return the row count."""
+        return NumMatches(int(values[0] or 0))
+
+    def metric_value(self, state: NumMatches) -> float:
+        """Return the count as a float."""
+        return float(state.num_matches)
+
+
+@dataclass(frozen=True)
+class ZeroCount(ColumnAnalyzer, ScanShareableAnalyzer):
+    """Number of rows whose numeric ``column`` is 0 (a float count; 0.0 without rows).
+
+    Rows failing ``where`` and nulls are not counted; ``-0.0`` is 0.
+
+    References
+    ----------
+    whylogs' and Soda's count of zeros; GX ``expect_column_values_to_not_be_in_set([0])``.
+    """
+
+    column: str
+    where: str | None = None
+
+    metric_name = "ZeroCount"
+    state_class = NumMatches
+
+    def preconditions(self) -> Sequence[Precondition]:
+        """Require the column to exist and be numeric."""
+        return (has_column(self.column), is_numeric(self.column))
+
+    def numeric_columns(self) -> tuple[str, ...]:
+        """The column."""
+        return (self.column,)
+
+    def aggregations(self) -> tuple[E.Expr, ...]:
+        """Rows passing the filter whose value is 0."""
+        value = E.to_double(E.col(self.column))
+        return (E.count_where(E.where_condition(E.eq(value, E.lit(0.0)), where_expr(self.where))),)
+
+    def state_from_aggregates(self, values: Sequence[Any]) -> NumMatches:
+        """Return the count."""
         return NumMatches(int(values[0] or 0))
 
     def metric_value(self, state: NumMatches) -> float:

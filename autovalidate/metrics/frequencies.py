@@ -41,6 +41,7 @@ from autovalidate.metrics.base import (
 __all__ = [
     "CountDistinct",
     "Distinctness",
+    "DuplicateCount",
     "Entropy",
     "FrequenciesState",
     "Histogram",
@@ -251,6 +252,35 @@ class CountDistinct(GroupedColumnsAnalyzer, ScanShareableFrequencyBasedAnalyzer)
     def metric_from_aggregates(self, values: Sequence[Any]) -> Metric:
         """Return the number of groups."""
         return self.success(float(values[0] or 0))
+
+
+@dataclass(frozen=True)
+class DuplicateCount(GroupedColumnsAnalyzer, ScanShareableFrequencyBasedAnalyzer):
+    """Rows that repeat an earlier row's values of ``columns`` (a float count).
+
+    ``sum over values of (count - 1)``: the rows minus the distinct values,
+    among the rows where at least one of the columns is not null (as the
+    other frequency metrics). Name every column for duplicate rows. 0.0 when
+    no row is considered.
+
+    References
+    ----------
+    Soda ``duplicate_count``; GX ``expect_compound_columns_to_be_unique``
+    (its unexpected count).
+    """
+
+    columns: str | Sequence[str]
+    where: str | None = None
+
+    metric_name = "DuplicateCount"
+
+    def frequency_aggregations(self) -> tuple[E.Expr, ...]:
+        """Rows, and distinct values."""
+        return (E.total(COUNT), E.count_star())
+
+    def metric_from_aggregates(self, values: Sequence[Any]) -> Metric:
+        """``rows - distinct values``."""
+        return self.success(float(int(values[0] or 0) - int(values[1] or 0)))
 
 
 @dataclass(frozen=True)

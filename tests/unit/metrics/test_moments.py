@@ -1,4 +1,6 @@
-"""Variance, skewness, kurtosis and ratio of sums: against scipy, on both engines, and merged.
+"""Variance, skewness, kurtosis, ratio of sums, zero and duplicate counts.
+
+Against scipy and Python, on both engines; the moments merged.
 
 On fivethirtyeight's airline-safety table from the shared lake (56 airlines).
 """
@@ -38,6 +40,9 @@ def test_moments_and_ratio_of_sums_agree_with_scipy(engine, request):
     )
     x = np.array(table["fatalities_85_99"].to_pylist())
     ratio = sum(table["incidents_00_14"].to_pylist()) / sum(table["incidents_85_99"].to_pylist())
+    fatal = table["fatal_accidents_00_14"].to_pylist()
+    zeros, repeats = fatal.count(0.0), len(fatal) - len(set(fatal))
+    assert 0 < zeros < repeats < len(fatal)
     check = (
         Check(CheckLevel.ERROR, "airlines")
         .has_variance("fatalities_85_99", lambda v: math.isclose(v, np.var(x), rel_tol=1e-9))
@@ -46,14 +51,16 @@ def test_moments_and_ratio_of_sums_agree_with_scipy(engine, request):
         .has_ratio_of_sums(
             "incidents_00_14", "incidents_85_99", lambda v: v == pytest.approx(ratio)
         )
+        .has_zero_count("fatal_accidents_00_14", lambda n: n == zeros)
+        .has_duplicate_count("fatal_accidents_00_14", lambda n: n == repeats)
         .has_skewness("fatalities_85_99", lambda v: v > 0, where="airline = 'Aeroflot*'")
     )
     result = VerificationSuite().on_data(data).add_check(check).run()
     outcomes = result.check_results[0].constraint_results
-    assert [c.status.value for c in outcomes[:4]] == ["Success"] * 4, [c.message for c in outcomes]
+    assert [c.status.value for c in outcomes[:6]] == ["Success"] * 6, [c.message for c in outcomes]
     assert st.skew(x) > 1 and ratio < 1  # a long right tail; fewer incidents lately
-    assert math.isnan(outcomes[4].value)  # one value: no skewness, and NaN fails the assertion
-    assert result.metrics.stats.scans == 1
+    assert math.isnan(outcomes[6].value)  # one value: no skewness, and NaN fails the assertion
+    assert result.metrics.stats.scans == 2  # one aggregation, one grouping
 
 
 def test_moments_merge_as_the_union():
