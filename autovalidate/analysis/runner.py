@@ -58,7 +58,7 @@ from autovalidate.metrics.base import (
 )
 from autovalidate.metrics.expressions import Expr
 from autovalidate.metrics.frequencies import FrequenciesState
-from autovalidate.metrics.reference import ReferentialIntegrity
+from autovalidate.metrics.reference import ReferenceAnalyzer
 from autovalidate.metrics.schema import ColumnTypes
 
 __all__ = [
@@ -331,7 +331,7 @@ def _text_read_as_numbers(
     return {a: columns for a, columns in cast.items() if columns}
 
 
-def _reference_metric(engine: Engine, analyzer: ReferentialIntegrity) -> Metric:
+def _reference_metric(engine: Engine, analyzer: ReferenceAnalyzer) -> Metric:
     """The analyzer's metric from its own queries (it reads a second data set)."""
     try:
         return analyzer.metric_from_engine(engine)
@@ -354,7 +354,7 @@ def _run(
         error = analyzer.check_preconditions(schema)
         if isinstance(analyzer, ColumnTypes):  # read from the schema, no query
             metrics[analyzer] = analyzer.metric_from_columns(engine.column_types())
-        elif error is None and isinstance(analyzer, ReferentialIntegrity):
+        elif error is None and isinstance(analyzer, ReferenceAnalyzer):
             metrics[analyzer] = _reference_metric(engine, analyzer)
         elif error is None:
             runnable.append(analyzer)

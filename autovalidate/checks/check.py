@@ -30,6 +30,7 @@ from autovalidate.checks.constraints import (
     Constraint,
     ConstraintResult,
     ConstraintStatus,
+    DriftConstraint,
     FreshnessConstraint,
     PatternRule,
     PatternRuleConstraint,
@@ -52,7 +53,7 @@ from autovalidate.metrics.frequencies import (
     Uniqueness,
     UniqueValueRatio,
 )
-from autovalidate.metrics.reference import ReferentialIntegrity
+from autovalidate.metrics.reference import DistributionDrift, ReferentialIntegrity
 from autovalidate.metrics.schema import ColumnTypes, NewestTimestamp
 from autovalidate.metrics.sketches import ApproxCountDistinct, ApproxQuantile
 from autovalidate.metrics.statistics import (
@@ -1119,6 +1120,39 @@ class Check:
                 analyzer=analyzer,
                 assertion=assertion,
                 hint=hint,
+            )
+        )
+
+    def has_no_drift(
+        self,
+        column: str,
+        reference: Any,
+        *,
+        test: str = "chi2",
+        threshold: float | None = None,
+        reference_name: str = "reference",
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """``column``'s value distribution has not drifted from a reference batch's.
+
+        ``test`` is ``"ks"`` (Kolmogorov-Smirnov, numbers), ``"chi2"``
+        (Pearson's homogeneity test), ``"psi"`` (population stability index)
+        or ``"js"`` (Jensen-Shannon distance), decided at ``threshold``
+        (alpha for ks and chi2, default 0.05; the largest statistic that is
+        no drift for psi, default 0.2, and js, default 0.1): see
+        :func:`autovalidate.drift.distribution_drift`. Reads both batches
+        (one grouping each); not in suite files (a reference is data).
+
+        Raises
+        ------
+        ParameterError
+            For an unknown test.
+        """
+        analyzer = DistributionDrift(column, reference, test, threshold, where, reference_name)
+        return self.add_constraint(
+            DriftConstraint(
+                name=f"DriftConstraint({analyzer.instance}, {test})", analyzer=analyzer, hint=hint
             )
         )
 

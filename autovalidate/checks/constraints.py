@@ -24,6 +24,7 @@ __all__ = [
     "Constraint",
     "ConstraintResult",
     "ConstraintStatus",
+    "DriftConstraint",
     "FreshnessConstraint",
     "PatternRule",
     "PatternRuleConstraint",
@@ -428,3 +429,36 @@ class ReferenceConstraint(AssertionConstraint):
             + f"; {result.message}"
         )
         return replace(result, message=message, details=details)
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class DriftConstraint(Constraint):
+    """No drift of a column's distribution from a reference batch.
+
+    Decided on :class:`~autovalidate.metrics.DistributionDrift`'s outcome
+    (its ``drift``); the value is the test's statistic and the result's
+    ``details`` the whole outcome.
+    """
+
+    def decide(self, metric: Metric) -> ConstraintResult:
+        """Fail when the test finds drift, saying why."""
+        d = dict(metric.details or {})
+        if not d.get("drift"):
+            return self._result(
+                ConstraintStatus.SUCCESS, metric=metric, value=metric.value, details=d
+            )
+        if d["p_value"] is None:
+            why = f"statistic {d['statistic']:.4g} > {d['threshold']:g}"
+        else:
+            why = (
+                f"statistic {d['statistic']:.4g}, p-value {d['p_value']:.3g} "
+                f"< alpha {d['threshold']:g}"
+            )
+        return self._result(
+            ConstraintStatus.FAILURE,
+            f"{d['test']} finds drift of {metric.instance}: {why} "
+            f"({d['n_reference']} reference values, {d['n_batch']} in the batch)",
+            metric=metric,
+            value=metric.value,
+            details=d,
+        )

@@ -143,6 +143,21 @@ class Engine(ABC):
         """
 
     @abstractmethod
+    def reference(self, data: Any) -> Engine:
+        """An engine over other data (a reference batch) read alongside this engine's.
+
+        DuckDB reads ``data`` on this engine's connection (anything
+        :func:`~autovalidate.io.to_relation` takes); Spark needs a DataFrame of
+        the same session. Its queries count in this engine's stats, and it is
+        closed with this engine.
+
+        Raises
+        ------
+        DataSourceError, DataError
+            If ``data`` cannot be read, or is not data this engine reads.
+        """
+
+    @abstractmethod
     def orphans(
         self,
         columns: Sequence[str],

@@ -489,6 +489,12 @@ class DuckDBEngine(Engine):
         relation = self.relation
         return [(n, str(t)) for n, t in zip(relation.columns, relation.types, strict=True)]
 
+    def reference(self, data: Any) -> DuckDBEngine:
+        """A DuckDB engine over ``data`` on this connection (see :meth:`Engine.reference`)."""
+        engine = self._view_of(DuckDBEngine(data, self._con), same_rows=True)
+        engine.untyped = is_csv_path(data)
+        return engine
+
     def orphans(
         self,
         columns: Sequence[str],

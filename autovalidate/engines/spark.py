@@ -268,6 +268,16 @@ def _aggregate(
     return frame.agg(*(render(e, api).alias(f"_av{i}") for i, e in enumerate(exprs)))
 
 
+def _reference_frame(data: Any) -> DataFrame:
+    """``data`` if it is a Spark DataFrame (a reference batch of a Spark check)."""
+    if not is_spark_dataframe(data):
+        raise DataError(
+            f"the reference of a Spark check must be a Spark DataFrame, not {type(data).__name__}"
+        )
+    frame: DataFrame = data
+    return frame
+
+
 class SparkFrequencyTable:
     """A grouping as a Spark DataFrame (lazy, or persisted when materialized)."""
 
@@ -334,6 +344,10 @@ class SparkEngine(Engine):
         """The DataFrame's column names and their types' ``simpleString``."""
         return [(f.name, f.dataType.simpleString()) for f in self.frame.schema.fields]
 
+    def reference(self, data: Any) -> SparkEngine:
+        """A Spark engine over the DataFrame ``data`` (see :meth:`Engine.reference`)."""
+        return self._view(_reference_frame(data), same_rows=True)
+
     def orphans(
         self,
         columns: Sequence[str],
@@ -349,11 +363,7 @@ class SparkEngine(Engine):
         DataFrame of the same session; its columns are renamed for the join,
         so a reference derived from the data is no ambiguous self-join.
         """
-        if not is_spark_dataframe(reference):
-            raise DataError(
-                f"the reference of a Spark check must be a Spark DataFrame, "
-                f"not {type(reference).__name__}"
-            )
+        reference = _reference_frame(reference)
         F = self.api.functions
         keys = [f"__av_r{i}" for i in range(len(reference_columns))]
         with _spark_errors():

@@ -31,7 +31,7 @@ from autovalidate.metrics.frequencies import (
     Uniqueness,
     UniqueValueRatio,
 )
-from autovalidate.metrics.reference import ReferentialIntegrity
+from autovalidate.metrics.reference import DistributionDrift, ReferentialIntegrity
 from autovalidate.metrics.schema import ColumnTypes, NewestTimestamp
 from autovalidate.metrics.sketches import ApproxCountDistinct, ApproxQuantile, ApproxQuantiles
 from autovalidate.metrics.statistics import (
@@ -69,6 +69,7 @@ __all__ = [
     "DataTypeInstance",
     "Distinctness",
     "Distribution",
+    "DistributionDrift",
     "DistributionValue",
     "DuplicateCount",
     "Entity",

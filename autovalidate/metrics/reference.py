@@ -1,24 +1,39 @@
-"""Referential integrity: the values of columns that occur in columns of another data set.
+"""Analyzers that read a reference data set beside the data: referential integrity, drift.
 
-The one analyzer that reads two data sets: the engine anti-joins the data
-with the distinct values of the reference (:meth:`~autovalidate.engines.Engine.orphans`).
-It has no mergeable state (an orphan of one batch may find its reference in
-a later reference table), so it always reads the data.
+:class:`ReferentialIntegrity`: the engine anti-joins the data with the
+distinct values of the reference (:meth:`~autovalidate.engines.Engine.orphans`).
+:class:`DistributionDrift`: the value counts of a column in the data and in
+the reference (each the frequency state of the column), compared by
+:func:`autovalidate.drift.distribution_drift`. Neither keeps a state of its
+own (an orphan of one batch may find its reference in a later reference
+table), so they always read both data sets.
 """
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from autovalidate.errors import DataError, ParameterError
-from autovalidate.metrics.base import Analyzer, Entity, Metric, Precondition, has_column, where_expr
+from autovalidate.metrics import expressions as E
+from autovalidate.metrics.base import (
+    COUNT_COLUMN,
+    Analyzer,
+    ColumnKind,
+    Entity,
+    Grouping,
+    Metric,
+    Precondition,
+    has_column,
+    where_expr,
+)
 
 if TYPE_CHECKING:
     from autovalidate.engines.base import Engine
 
-__all__ = ["ReferentialIntegrity"]
+__all__ = ["DistributionDrift", "ReferenceAnalyzer", "ReferentialIntegrity"]
 
 #: Orphan values a metric's details list, smallest first.
 EXAMPLES = 5
@@ -28,8 +43,22 @@ def _columns(value: str | Sequence[str]) -> tuple[str, ...]:
     return (value,) if isinstance(value, str) else tuple(value)
 
 
+class ReferenceAnalyzer(Analyzer):
+    """An analyzer reading a reference data set beside the data, with queries of its own."""
+
+    @abstractmethod
+    def metric_from_engine(self, engine: Engine) -> Metric:
+        """Compute the metric with ``engine`` (and :meth:`~autovalidate.engines.Engine.reference`).
+
+        Raises
+        ------
+        AutovalidateError
+            What the engine raises; the runner makes a query's error a failed metric.
+        """
+
+
 @dataclass(frozen=True, eq=False)
-class ReferentialIntegrity(Analyzer):
+class ReferentialIntegrity(ReferenceAnalyzer):
     """Fraction of rows whose values occur in a reference (Deequ ``ReferentialIntegrity``).
 
     Among the rows passing ``where`` whose ``columns`` are all non-null (as
@@ -127,3 +156,96 @@ class ReferentialIntegrity(Analyzer):
     def __str__(self) -> str:
         where = "None" if self.where is None else self.where
         return f"ReferentialIntegrity({self.instance},{where})"
+
+
+@dataclass(frozen=True, eq=False)
+class DistributionDrift(ReferenceAnalyzer):
+    """A drift test of a column's value distribution against a reference batch.
+
+    The metric is the test's statistic (see
+    :func:`autovalidate.drift.distribution_drift`); its ``details`` are the
+    whole outcome (``test``, ``statistic``, ``p_value``, ``threshold``,
+    ``drift``, ``n_reference``, ``n_batch``). A numeric column (or any column
+    for ``"ks"``, its text read as numbers) is compared as numbers, others by
+    their values as text. Nulls are left out; ``where`` (Spark SQL) filters
+    both batches.
+
+    Parameters
+    ----------
+    column
+        The column, of the data and of the reference.
+    reference
+        The reference batch, as :class:`ReferentialIntegrity` takes it.
+    test
+        ``"ks"``, ``"chi2"``, ``"psi"`` or ``"js"``.
+    threshold
+        Alpha or the largest statistic that is no drift (defaults:
+        :data:`autovalidate.drift.DISTRIBUTION_TESTS`).
+
+    Raises
+    ------
+    ParameterError
+        For an unknown test.
+
+    References
+    ----------
+    TFDV's drift and distribution skew comparators (L-infinity, Jensen-Shannon);
+    whylogs' KS and Hellinger drift; Soda's deprecated distribution checks.
+    """
+
+    column: str
+    reference: Any
+    test: str = "chi2"
+    threshold: float | None = None
+    where: str | None = None
+    reference_name: str = "reference"
+
+    metric_name = "DistributionDrift"
+
+    def __post_init__(self) -> None:
+        from autovalidate.drift import DISTRIBUTION_TESTS
+
+        if self.test not in DISTRIBUTION_TESTS:
+            raise ParameterError(
+                f"test must be one of {', '.join(DISTRIBUTION_TESTS)}; got {self.test!r}"
+            )
+
+    @property
+    def instance(self) -> str:
+        """``column ~ reference(column)``."""
+        return f"{self.column} ~ {self.reference_name}({self.column})"
+
+    def preconditions(self) -> Sequence[Precondition]:
+        """Require the column to exist in the data."""
+        return (has_column(self.column),)
+
+    def _counts(self, engine: Engine, numeric: bool) -> dict[Any, int]:
+        column = E.col(self.column)
+        key = E.to_double(column) if numeric else E.to_text(column)
+        grouping = Grouping(((self.column, key),), where_expr(self.where), drop_all_null=True)
+        table = engine.frequencies(grouping, materialize=False).to_arrow()
+        return dict(
+            zip(table[self.column].to_pylist(), table[COUNT_COLUMN].to_pylist(), strict=True)
+        )
+
+    def metric_from_engine(self, engine: Engine) -> Metric:
+        """Group the column in both batches (two scans) and test."""
+        from autovalidate.drift import distribution_drift
+
+        numeric = self.test == "ks" or engine.schema().get(self.column) is ColumnKind.NUMERIC
+        batch = self._counts(engine, numeric)
+        reference = self._counts(engine.reference(self.reference), numeric)
+        try:
+            outcome = distribution_drift(
+                reference, batch, test=self.test, numeric=numeric, threshold=self.threshold
+            )
+        except ParameterError as exc:
+            return self.failure(exc)
+        metric = self.success(outcome.statistic)
+        return Metric(
+            metric.entity, metric.instance, metric.name, metric.value, details=outcome.to_dict()
+        )
+
+    def __str__(self) -> str:
+        where = "None" if self.where is None else self.where
+        return f"DistributionDrift({self.instance},{self.test},{self.threshold},{where})"
