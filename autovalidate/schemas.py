@@ -152,6 +152,8 @@ _DEEQU_CONSTRAINT: dict[str, Any] = {
         "constraint_name": _TEXT,
         "datetime_format": _TEXT,
         "numerator": _TEXT,
+        "order_by": _TEXT,
+        "strictly": {"type": "boolean"},
         "denominator": _TEXT,
         # schema and freshness
         "types": {"type": ["string", "array"], "items": _TEXT},

@@ -47,6 +47,7 @@ from autovalidate.errors import (
 from autovalidate.metrics.base import (
     Analyzer,
     ColumnKind,
+    EngineAnalyzer,
     FrequencyBasedAnalyzer,
     FrequencyTable,
     Metric,
@@ -58,7 +59,6 @@ from autovalidate.metrics.base import (
 )
 from autovalidate.metrics.expressions import Expr
 from autovalidate.metrics.frequencies import FrequenciesState
-from autovalidate.metrics.reference import ReferenceAnalyzer
 from autovalidate.metrics.schema import ColumnTypes
 
 __all__ = [
@@ -331,8 +331,8 @@ def _text_read_as_numbers(
     return {a: columns for a, columns in cast.items() if columns}
 
 
-def _reference_metric(engine: Engine, analyzer: ReferenceAnalyzer) -> Metric:
-    """The analyzer's metric from its own queries (it reads a second data set)."""
+def _own_queries_metric(engine: Engine, analyzer: EngineAnalyzer) -> Metric:
+    """The analyzer's metric from its own queries (a second data set, a sort)."""
     try:
         return analyzer.metric_from_engine(engine)
     except AutovalidateError as exc:
@@ -354,8 +354,8 @@ def _run(
         error = analyzer.check_preconditions(schema)
         if isinstance(analyzer, ColumnTypes):  # read from the schema, no query
             metrics[analyzer] = analyzer.metric_from_columns(engine.column_types())
-        elif error is None and isinstance(analyzer, ReferenceAnalyzer):
-            metrics[analyzer] = _reference_metric(engine, analyzer)
+        elif error is None and isinstance(analyzer, EngineAnalyzer):
+            metrics[analyzer] = _own_queries_metric(engine, analyzer)
         elif error is None:
             runnable.append(analyzer)
         else:

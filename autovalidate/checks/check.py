@@ -62,6 +62,7 @@ from autovalidate.metrics.statistics import (
     Maximum,
     Mean,
     Minimum,
+    Monotonicity,
     RatioOfSums,
     Skewness,
     StandardDeviation,
@@ -543,6 +544,45 @@ class Check:
         return self._compare(
             column_a, column_b, E.ge, "greater than or equal to", assertion, where, hint
         )
+
+    @in_suites
+    def is_increasing(
+        self,
+        column: str,
+        order_by: str,
+        *,
+        strictly: bool = False,
+        assertion: AssertionFn = is_one,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """In the order of ``order_by``, each value of ``column`` is >= every earlier one.
+
+        ``>`` with ``strictly``; nulls are skipped. Asserts on the fraction
+        of values that comply (:class:`~autovalidate.metrics.Monotonicity`).
+        GX ``expect_column_values_to_be_increasing``.
+        """
+        analyzer = Monotonicity(column, order_by, False, strictly, where)
+        return self._assert(analyzer, assertion, hint)
+
+    @in_suites
+    def is_decreasing(
+        self,
+        column: str,
+        order_by: str,
+        *,
+        strictly: bool = False,
+        assertion: AssertionFn = is_one,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """In the order of ``order_by``, each value of ``column`` is <= every earlier one.
+
+        ``<`` with ``strictly``; nulls are skipped. GX
+        ``expect_column_values_to_be_decreasing``.
+        """
+        analyzer = Monotonicity(column, order_by, True, strictly, where)
+        return self._assert(analyzer, assertion, hint)
 
     # -- size and statistics -------------------------------------------------
 
@@ -1141,7 +1181,7 @@ class Check:
         or ``"js"`` (Jensen-Shannon distance), decided at ``threshold``
         (alpha for ks and chi2, default 0.05; the largest statistic that is
         no drift for psi, default 0.2, and js, default 0.1): see
-        :func:`autovalidate.drift.distribution_drift`. Reads both batches
+        :func:`autovalidate.metrics.distribution.distribution_drift`. Reads both batches
         (one grouping each); not in suite files (a reference is data).
 
         Raises

@@ -85,6 +85,13 @@ def _special(call: Call, render_arg: Callable[[Expr], str]) -> str | None:
     if call.fn == "hll_code":
         (precision,) = literal_params(call.args[1:])
         return _hll_code(render_arg(call.args[0]), precision)
+    if call.fn in ("running_max_before", "running_min_before"):
+        fn = "max" if call.fn == "running_max_before" else "min"
+        value, order = (render_arg(a) for a in call.args)
+        return (
+            f"{fn}({value}) OVER (ORDER BY {order} "
+            "ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)"
+        )
     if call.fn == "epoch_micros":
         return f"epoch_us(TRY_CAST({render_arg(call.args[0])} AS TIMESTAMPTZ))"
     return None

@@ -171,6 +171,11 @@ def render(expr: Expr, api: SparkApi) -> Column:
             return F.min_by(values, values, int(params[0]))  # type: ignore[arg-type]
         if expr.fn == "hll_code":
             return _hll_code(api, render(expr.args[0], api), int(params[0]))  # type: ignore[arg-type]
+        if expr.fn in ("running_max_before", "running_min_before"):
+            value, order = (render(a, api) for a in expr.args)
+            before = api.window.orderBy(order).rowsBetween(api.window.unboundedPreceding, -1)
+            extreme = F.max if expr.fn == "running_max_before" else F.min
+            return extreme(value).over(before)
         if expr.fn == "parses_as_datetime":
             pattern = F.lit(java_datetime_pattern(str(params[0])))
             return F.try_to_timestamp(render(expr.args[0], api), pattern).isNotNull()

@@ -43,12 +43,14 @@ __all__ = [
     "ColumnKind",
     "Distribution",
     "DistributionValue",
+    "EngineAnalyzer",
     "Entity",
     "FrequencyBasedAnalyzer",
     "FrequencyTable",
     "Grouping",
     "Metric",
     "MetricValue",
+    "QueryEngine",
     "Schema",
     "ScanShareableAnalyzer",
     "ScanShareableFrequencyBasedAnalyzer",
@@ -432,6 +434,25 @@ class ColumnAnalyzer(Analyzer):
         return (has_column(self.column),)
 
 
+class EngineAnalyzer(Analyzer):
+    """An analyzer that runs queries of its own rather than join the shared scan.
+
+    It reads a second data set (a reference batch), or its query would slow
+    the shared scan down for every analyzer in it (a sort of the whole data).
+    It keeps no state: its metric always reads the data.
+    """
+
+    @abstractmethod
+    def metric_from_engine(self, engine: QueryEngine) -> Metric:
+        """Compute the metric with ``engine``, an :class:`~autovalidate.engines.Engine`.
+
+        Raises
+        ------
+        AutovalidateError
+            What the engine raises; the runner makes a query's error a failed metric.
+        """
+
+
 class ScanShareableAnalyzer(Analyzer):
     """An analyzer whose state comes from aggregations over the rows (one shared scan).
 
@@ -507,6 +528,37 @@ class FrequencyTable(Protocol):
 
     def to_arrow(self) -> pa.Table:
         """Return the whole table as Arrow."""
+        ...
+
+
+class QueryEngine(Protocol):
+    """What an :class:`EngineAnalyzer` asks of an engine (:class:`autovalidate.engines.Engine`)."""
+
+    def schema(self) -> Schema:
+        """Column name -> kind."""
+        ...
+
+    def aggregate(self, exprs: Sequence[Expr]) -> list[Any]:
+        """Evaluate aggregations over all rows in one query."""
+        ...
+
+    def frequencies(self, grouping: Grouping, *, materialize: bool) -> FrequencyTable:
+        """Group the data."""
+        ...
+
+    def reference(self, data: Any) -> QueryEngine:
+        """An engine over a reference batch read alongside this one's data."""
+        ...
+
+    def orphans(
+        self,
+        columns: Sequence[str],
+        reference: Any,
+        reference_columns: Sequence[str],
+        where: Expr | None,
+        limit: int,
+    ) -> tuple[int, int, list[tuple[Any, ...]]]:
+        """Rows whose values match no row of ``reference``: checked, orphans, examples."""
         ...
 
 

@@ -83,6 +83,7 @@ __all__ = [
     "quote_identifier",
     "quantile_grid",
     "quantile_grid_probabilities",
+    "running_extreme_before",
     "skewness_pop",
     "smallest_values",
     "sql",
@@ -328,6 +329,17 @@ def quantile_grid_probabilities(grid_size: int) -> list[float]:
     exact ``ceil(i * n / grid_size)`` for every ``n`` below 10**10.
     """
     return [max(0.0, i / grid_size - 1e-12) for i in range(grid_size + 1)]
+
+
+def running_extreme_before(x: Expr, order_by: Expr, *, largest: bool) -> Call:
+    """The largest (or smallest) non-null ``x`` of the rows before this one in ``order_by``.
+
+    A window over the whole data sorted by ``order_by`` (``max(x) OVER (ORDER
+    BY order_by ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)``): null on
+    the first row and while all earlier values are null. Rows tied in
+    ``order_by`` come in the engine's order.
+    """
+    return _call("running_max_before" if largest else "running_min_before", x, order_by)
 
 
 def window_sum(x: Expr, partition_by: Sequence[Expr]) -> Call:

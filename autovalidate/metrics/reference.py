@@ -4,36 +4,34 @@
 distinct values of the reference (:meth:`~autovalidate.engines.Engine.orphans`).
 :class:`DistributionDrift`: the value counts of a column in the data and in
 the reference (each the frequency state of the column), compared by
-:func:`autovalidate.drift.distribution_drift`. Neither keeps a state of its
+`autovalidate.metrics.distribution.distribution_drift`. Neither keeps a state of its
 own (an orphan of one batch may find its reference in a later reference
 table), so they always read both data sets.
 """
 
 from __future__ import annotations
 
-from abc import abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from autovalidate.errors import DataError, ParameterError
 from autovalidate.metrics import expressions as E
 from autovalidate.metrics.base import (
     COUNT_COLUMN,
-    Analyzer,
     ColumnKind,
+    EngineAnalyzer,
     Entity,
     Grouping,
     Metric,
     Precondition,
+    QueryEngine,
     has_column,
     where_expr,
 )
+from autovalidate.metrics.distribution import DISTRIBUTION_TESTS, distribution_drift
 
-if TYPE_CHECKING:
-    from autovalidate.engines.base import Engine
-
-__all__ = ["DistributionDrift", "ReferenceAnalyzer", "ReferentialIntegrity"]
+__all__ = ["DistributionDrift", "ReferentialIntegrity"]
 
 #: Orphan values a metric's details list, smallest first.
 EXAMPLES = 5
@@ -43,22 +41,8 @@ def _columns(value: str | Sequence[str]) -> tuple[str, ...]:
     return (value,) if isinstance(value, str) else tuple(value)
 
 
-class ReferenceAnalyzer(Analyzer):
-    """An analyzer reading a reference data set beside the data, with queries of its own."""
-
-    @abstractmethod
-    def metric_from_engine(self, engine: Engine) -> Metric:
-        """Compute the metric with ``engine`` (and :meth:`~autovalidate.engines.Engine.reference`).
-
-        Raises
-        ------
-        AutovalidateError
-            What the engine raises; the runner makes a query's error a failed metric.
-        """
-
-
 @dataclass(frozen=True, eq=False)
-class ReferentialIntegrity(ReferenceAnalyzer):
+class ReferentialIntegrity(EngineAnalyzer):
     """Fraction of rows whose values occur in a reference (Deequ ``ReferentialIntegrity``).
 
     Among the rows passing ``where`` whose ``columns`` are all non-null (as
@@ -138,7 +122,7 @@ class ReferentialIntegrity(ReferenceAnalyzer):
         """Require the data's columns to exist (the reference's are checked by the query)."""
         return tuple(has_column(c) for c in self.columns)
 
-    def metric_from_engine(self, engine: Engine) -> Metric:
+    def metric_from_engine(self, engine: QueryEngine) -> Metric:
         """Count the checked rows and the orphans, and fetch examples (up to three queries)."""
         assert isinstance(self.columns, tuple)
         rows, orphans, examples = engine.orphans(
@@ -159,11 +143,11 @@ class ReferentialIntegrity(ReferenceAnalyzer):
 
 
 @dataclass(frozen=True, eq=False)
-class DistributionDrift(ReferenceAnalyzer):
+class DistributionDrift(EngineAnalyzer):
     """A drift test of a column's value distribution against a reference batch.
 
     The metric is the test's statistic (see
-    :func:`autovalidate.drift.distribution_drift`); its ``details`` are the
+    `autovalidate.metrics.distribution.distribution_drift`); its ``details`` are the
     whole outcome (``test``, ``statistic``, ``p_value``, ``threshold``,
     ``drift``, ``n_reference``, ``n_batch``). A numeric column (or any column
     for ``"ks"``, its text read as numbers) is compared as numbers, others by
@@ -180,7 +164,7 @@ class DistributionDrift(ReferenceAnalyzer):
         ``"ks"``, ``"chi2"``, ``"psi"`` or ``"js"``.
     threshold
         Alpha or the largest statistic that is no drift (defaults:
-        :data:`autovalidate.drift.DISTRIBUTION_TESTS`).
+        `autovalidate.metrics.distribution.DISTRIBUTION_TESTS`).
 
     Raises
     ------
@@ -203,8 +187,6 @@ class DistributionDrift(ReferenceAnalyzer):
     metric_name = "DistributionDrift"
 
     def __post_init__(self) -> None:
-        from autovalidate.drift import DISTRIBUTION_TESTS
-
         if self.test not in DISTRIBUTION_TESTS:
             raise ParameterError(
                 f"test must be one of {', '.join(DISTRIBUTION_TESTS)}; got {self.test!r}"
@@ -219,7 +201,7 @@ class DistributionDrift(ReferenceAnalyzer):
         """Require the column to exist in the data."""
         return (has_column(self.column),)
 
-    def _counts(self, engine: Engine, numeric: bool) -> dict[Any, int]:
+    def _counts(self, engine: QueryEngine, numeric: bool) -> dict[Any, int]:
         column = E.col(self.column)
         key = E.to_double(column) if numeric else E.to_text(column)
         grouping = Grouping(((self.column, key),), where_expr(self.where), drop_all_null=True)
@@ -228,10 +210,8 @@ class DistributionDrift(ReferenceAnalyzer):
             zip(table[self.column].to_pylist(), table[COUNT_COLUMN].to_pylist(), strict=True)
         )
 
-    def metric_from_engine(self, engine: Engine) -> Metric:
+    def metric_from_engine(self, engine: QueryEngine) -> Metric:
         """Group the column in both batches (two scans) and test."""
-        from autovalidate.drift import distribution_drift
-
         numeric = self.test == "ks" or engine.schema().get(self.column) is ColumnKind.NUMERIC
         batch = self._counts(engine, numeric)
         reference = self._counts(engine.reference(self.reference), numeric)

@@ -1,7 +1,7 @@
 """Statistics of numeric columns: extremes, sums, means, central moments, correlation.
 
 Minimum, Maximum, Mean, Sum, StandardDeviation, Correlation, Variance,
-Skewness, Kurtosis and RatioOfSums. Values are read as 64-bit floats and
+Skewness, Kurtosis, RatioOfSums and Monotonicity. Values are read as 64-bit floats and
 nulls are skipped. States follow ICDE 2019, Table I: the current extreme
 (merged with min/max), ``(sum, count)``, and the first two central moments
 (merged with Chan et al.'s pairwise update), which the engines compute with
@@ -21,8 +21,11 @@ from typing import Any, ClassVar
 from autovalidate.metrics import expressions as E
 from autovalidate.metrics.base import (
     ColumnAnalyzer,
+    EngineAnalyzer,
     Entity,
+    Metric,
     Precondition,
+    QueryEngine,
     ScanShareableAnalyzer,
     State,
     has_column,
@@ -39,6 +42,7 @@ __all__ = [
     "MeanState",
     "MinState",
     "Minimum",
+    "Monotonicity",
     "MomentsState",
     "RatioOfSums",
     "RatioOfSumsState",
@@ -593,3 +597,60 @@ class RatioOfSums(ScanShareableAnalyzer):
         if state.numerator:
             return math.copysign(math.inf, state.numerator)
         return math.nan
+
+
+@dataclass(frozen=True)
+class Monotonicity(EngineAnalyzer):
+    """Fraction of values that keep a column increasing (or decreasing) in the order of another.
+
+    In the order of ``order_by``, a non-null value with an earlier non-null
+    value is considered; it complies when it is ``>=`` every earlier value
+    (``>`` with ``strictly``; ``<=`` / ``<`` when ``decreasing``). A fraction
+    in [0, 1], 1.0 exactly when the column is monotonic; 1.0 also with fewer
+    than two values. Values compare in their own type (numbers, dates,
+    text); on CSV read as text the column is read as numbers. Rows tied in
+    ``order_by`` come in the engine's order, so order by a unique key. Its
+    own query sorts the whole data (one window), so it does not join the
+    shared scan, and it has no state (merging batches would miss the
+    boundary).
+
+    References
+    ----------
+    GX ``expect_column_values_to_be_increasing`` / ``_decreasing`` (which use
+    the batch's row order).
+    """
+
+    column: str
+    order_by: str
+    decreasing: bool = False
+    strictly: bool = False
+    where: str | None = None
+
+    metric_name = "Monotonicity"
+
+    @property
+    def instance(self) -> str:
+        """The column."""
+        return self.column
+
+    def preconditions(self) -> Sequence[Precondition]:
+        """Require both columns to exist."""
+        return (has_column(self.column), has_column(self.order_by))
+
+    def numeric_columns(self) -> tuple[str, ...]:
+        """The column (read as numbers on untyped data)."""
+        return (self.column,)
+
+    def metric_from_engine(self, engine: QueryEngine) -> Metric:
+        """One aggregation over the sorted data: complying and considered values."""
+        value = E.where_selection(E.col(self.column), where_expr(self.where))
+        before = E.running_extreme_before(value, E.col(self.order_by), largest=not self.decreasing)
+        if self.decreasing:
+            ok = (E.lt if self.strictly else E.le)(value, before)
+        else:
+            ok = (E.gt if self.strictly else E.ge)(value, before)
+        considered = E.and_(E.is_not_null(value), E.is_not_null(before))
+        complying, total = engine.aggregate(
+            [E.count_where(E.and_(considered, ok)), E.count_where(considered)]
+        )
+        return self.success(int(complying) / int(total) if total else 1.0)

@@ -18,8 +18,8 @@ from scipy import stats
 from scipy.spatial.distance import jensenshannon
 
 from autovalidate.checks import Check, CheckLevel, VerificationSuite
-from autovalidate.drift import distribution_drift
 from autovalidate.errors import ParameterError
+from autovalidate.metrics.distribution import distribution_drift
 from tests.conftest import DIRTY_CLEAN
 
 

@@ -1,6 +1,6 @@
 """Value checks peers have (GX, Deequ): dates in a strptime format, JSON, a negated regex,
-equal columns. On CISA's KEV table from the shared lake, both engines, each fraction
-checked against Python's own parsers."""
+equal columns, values increasing. On CISA's KEV table and the CDC births table from the
+shared lake, both engines, each fraction checked against Python."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ import pytest
 from autovalidate.checks import Check, CheckLevel, VerificationSuite
 from autovalidate.errors import ParameterError
 from autovalidate.metrics.expressions import java_datetime_pattern
-from tests.unit.checks.test_schema_freshness import kev
+from tests.unit.checks.test_schema_freshness import kev, lake_table
+
+BIRTHS = "fivethirtyeight/data:births/US_births_1994-2003_CDC_NCHS.csv"
 
 
 def _json_or_not(i: int, cwes: str | None) -> str | None:
@@ -95,3 +97,58 @@ def test_strptime_formats_map_to_spark_patterns():
     )
     with pytest.raises(ParameterError, match="%U"):
         Check(CheckLevel.ERROR, "x").matches_datetime_format("d", "%Y week %U")
+
+
+def _births() -> pa.Table:
+    """The births table's first 1000 days, as numbers, with their row number."""
+    table = lake_table("fivethirtyeight+data-000.parquet", BIRTHS)
+    columns = {n: table[n].cast(pa.int64()) for n in table.column_names}
+    return pa.table({"row": pa.array(range(table.num_rows), pa.int64()), **columns})
+
+
+def _kept_monotonic(values, *, decreasing=False, strictly=False) -> float:
+    """Python's share of values (after the first) beyond every earlier one."""
+    ok = considered = 0
+    for i, v in enumerate(values[1:], 1):
+        extreme = min(values[:i]) if decreasing else max(values[:i])
+        considered += 1
+        if decreasing:
+            ok += v < extreme if strictly else v <= extreme
+        else:
+            ok += v > extreme if strictly else v >= extreme
+    return ok / considered
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "spark"])
+def test_increasing_and_decreasing_in_the_order_of_a_column(engine, request):
+    table = _births()
+    shuffled = table.take(list(range(1, table.num_rows, 2)) + list(range(0, table.num_rows, 2)))
+    data = (
+        shuffled
+        if engine == "duckdb"
+        else request.getfixturevalue("spark").createDataFrame(shuffled.to_pandas())
+    )
+    years, days = table["year"].to_pylist(), table["date_of_month"].to_pylist()
+    days_1995 = [d for y, d in zip(years, days, strict=True) if y == 1995]
+
+    def ok(fraction: float) -> bool:
+        return fraction < 0.05
+
+    check = (
+        Check(CheckLevel.ERROR, "births")
+        .is_increasing("year", "row")  # the rows come shuffled: order_by restores the order
+        .is_increasing("year", "row", strictly=True, assertion=lambda f: f < 0.01)
+        .is_increasing("date_of_month", "row", assertion=lambda f: f < 0.1)
+        .is_decreasing("date_of_month", "row", strictly=True, where="year = 1995", assertion=ok)
+    )
+    result = VerificationSuite().on_data(data).add_check(check).run()
+    outcomes = result.check_results[0].constraint_results
+    assert [c.status.value for c in outcomes] == ["Success"] * 4, [c.message for c in outcomes]
+    expected = [
+        1.0,
+        _kept_monotonic(years, strictly=True),
+        _kept_monotonic(days),
+        _kept_monotonic(days_1995, decreasing=True, strictly=True),
+    ]
+    assert [c.value for c in outcomes] == pytest.approx(expected, abs=1e-12)
+    assert 0 < expected[1] < 0.01 and 0 < expected[2] < 0.1
