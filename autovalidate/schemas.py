@@ -152,6 +152,7 @@ _DEEQU_CONSTRAINT: dict[str, Any] = {
         "constraint_name": _TEXT,
         "datetime_format": _TEXT,
         "numerator": _TEXT,
+        "query": _TEXT,
         "order_by": _TEXT,
         "strictly": {"type": "boolean"},
         "denominator": _TEXT,

@@ -42,7 +42,7 @@ from autovalidate.checks.levels import CheckLevel, CheckStatus
 from autovalidate.errors import ParameterError
 from autovalidate.metrics import expressions as E
 from autovalidate.metrics.base import Analyzer, Distribution, Metric, MetricValue, TableSchema
-from autovalidate.metrics.counts import Completeness, Compliance, Size, ZeroCount
+from autovalidate.metrics.counts import Completeness, Compliance, CustomSql, Size, ZeroCount
 from autovalidate.metrics.frequencies import (
     CountDistinct,
     Distinctness,
@@ -583,6 +583,25 @@ class Check:
         """
         analyzer = Monotonicity(column, order_by, True, strictly, where)
         return self._assert(analyzer, assertion, hint)
+
+    @in_suites
+    def has_custom_sql(
+        self, query: str, assertion: AssertionFn, *, hint: str | None = None
+    ) -> Check:
+        """Assert on the number a custom SQL query computes over the data.
+
+        ``query``: one Spark SQL ``SELECT`` reading the data as table
+        ``data``, giving one row with one number (see
+        :class:`~autovalidate.metrics.CustomSql`), e.g. ``SELECT count(*)
+        FROM data WHERE shipped < ordered`` with ``lambda n: n == 0``.
+        Deequ ``CustomSql``; Soda user-defined metrics.
+
+        Raises
+        ------
+        UnsafeInputError
+            If the query reads anything but the data.
+        """
+        return self._assert(CustomSql(query), assertion, hint, name=f"CustomSqlConstraint({query})")
 
     # -- size and statistics -------------------------------------------------
 

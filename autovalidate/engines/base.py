@@ -143,6 +143,18 @@ class Engine(ABC):
         """
 
     @abstractmethod
+    def custom_query(self, text: str) -> list[tuple[Any, ...]]:
+        """Run a custom Spark SQL ``SELECT`` reading the data as table ``data`` (one scan).
+
+        Raises
+        ------
+        UnsafeInputError
+            If the query reads anything else (:func:`~autovalidate.user_code.check_sql_query`).
+        QueryError
+            If the engine refuses it.
+        """
+
+    @abstractmethod
     def reference(self, data: Any) -> Engine:
         """An engine over other data (a reference batch) read alongside this engine's.
 

@@ -36,7 +36,7 @@ from autovalidate.metrics.expressions import (
     to_sql,
     to_text,
 )
-from autovalidate.user_code import check_sql_expression
+from autovalidate.user_code import check_sql_expression, custom_sql_on
 
 __all__ = [
     "ArrowFrequencyTable",
@@ -495,6 +495,10 @@ class DuckDBEngine(Engine):
         """The relation's column names and DuckDB type names."""
         relation = self.relation
         return [(n, str(t)) for n, t in zip(relation.columns, relation.types, strict=True)]
+
+    def custom_query(self, text: str) -> list[tuple[Any, ...]]:
+        """The query translated to DuckDB SQL over the data (see :meth:`Engine.custom_query`)."""
+        return self.query(custom_sql_on(text, _DATA, "duckdb"), "custom sql")
 
     def reference(self, data: Any) -> DuckDBEngine:
         """A DuckDB engine over ``data`` on this connection (see :meth:`Engine.reference`)."""

@@ -38,7 +38,7 @@ from autovalidate.metrics.expressions import (
     to_double,
     to_text,
 )
-from autovalidate.user_code import check_sql_expression
+from autovalidate.user_code import check_sql_expression, custom_sql_on
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -348,6 +348,21 @@ class SparkEngine(Engine):
     def column_types(self) -> list[tuple[str, str]]:
         """The DataFrame's column names and their types' ``simpleString``."""
         return [(f.name, f.dataType.simpleString()) for f in self.frame.schema.fields]
+
+    def custom_query(self, text: str) -> list[tuple[Any, ...]]:
+        """The query over the data as a temporary view of a unique name (one job)."""
+        import uuid
+
+        view = f"_av_data_{uuid.uuid4().hex}"
+        sql = custom_sql_on(text, view, "spark")
+        self.stats.record("custom sql", scan=True)
+        session = self.frame.sparkSession
+        with _spark_errors():
+            self.frame.createOrReplaceTempView(view)
+            try:
+                return [tuple(r) for r in session.sql(sql).collect()]
+            finally:
+                session.catalog.dropTempView(view)
 
     def reference(self, data: Any) -> SparkEngine:
         """A Spark engine over the DataFrame ``data`` (see :meth:`Engine.reference`)."""

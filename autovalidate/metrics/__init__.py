@@ -19,7 +19,7 @@ from autovalidate.metrics.base import (
     State,
     merge_states,
 )
-from autovalidate.metrics.counts import Completeness, Compliance, Size, ZeroCount
+from autovalidate.metrics.counts import Completeness, Compliance, CustomSql, Size, ZeroCount
 from autovalidate.metrics.frequencies import (
     CountDistinct,
     Distinctness,
@@ -66,6 +66,7 @@ __all__ = [
     "ColumnTypes",
     "Correlation",
     "CountDistinct",
+    "CustomSql",
     "DataType",
     "DataTypeInstance",
     "Distinctness",

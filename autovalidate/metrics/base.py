@@ -546,6 +546,10 @@ class QueryEngine(Protocol):
         """Group the data."""
         ...
 
+    def custom_query(self, text: str) -> list[tuple[Any, ...]]:
+        """Run a custom Spark SQL query reading the data as table ``data``."""
+        ...
+
     def reference(self, data: Any) -> QueryEngine:
         """An engine over a reference batch read alongside this one's data."""
         ...

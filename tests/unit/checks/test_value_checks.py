@@ -65,6 +65,10 @@ def test_value_checks_agree_with_python(engine, request):
         else request.getfixturevalue("spark").createDataFrame(table.to_pandas())
     )
     col = {n: table[n].to_pylist() for n in table.column_names}
+    vendors_without_cwe = len(
+        {v for v, c in zip(col["vendorProject"], col["cwes"], strict=True) if c is None}
+    )
+    assert vendors_without_cwe > 1
     cve = r"CVE-[0-9]{4}-[0-9]{4,5}"
     expected = [
         _share(col["dateAdded"], _parses("%Y-%m-%d")),
@@ -82,11 +86,17 @@ def test_value_checks_agree_with_python(engine, request):
         .is_valid_json("cwes_json", lambda f: f >= 0.9)
         .has_no_pattern("cveID", cve, lambda f: f < 0.01)
         .is_equal_to("dateAdded", "dueDate", lambda f: f == 0.0)
+        .has_custom_sql("SELECT count(*) FROM data WHERE dueDate < dateAdded", lambda n: n == 0)
+        .has_custom_sql(
+            "SELECT count(DISTINCT k.vendorProject) FROM data AS k WHERE k.`cwes` IS NULL",
+            lambda n: n == vendors_without_cwe,
+        )
     )
     result = VerificationSuite().on_data(data).add_check(check).run()
     outcomes = result.check_results[0].constraint_results
-    assert [c.status.value for c in outcomes] == ["Success"] * 5
-    assert [c.value for c in outcomes] == pytest.approx(expected, abs=1e-12)
+    assert [c.status.value for c in outcomes] == ["Success"] * 7
+    assert [c.value for c in outcomes[:5]] == pytest.approx(expected, abs=1e-12)
+    assert [c.value for c in outcomes[5:]] == [0.0, vendors_without_cwe]
 
 
 def test_strptime_formats_map_to_spark_patterns():
@@ -152,3 +162,24 @@ def test_increasing_and_decreasing_in_the_order_of_a_column(engine, request):
     ]
     assert [c.value for c in outcomes] == pytest.approx(expected, abs=1e-12)
     assert 0 < expected[1] < 0.01 and 0 < expected[2] < 0.1
+
+
+def test_custom_sql_reads_only_the_data_and_gives_one_number():
+    from autovalidate.errors import UnsafeInputError
+
+    for query in (
+        "SELECT count(*) FROM data JOIN other ON data.a = other.a",
+        "SELECT count(*) FROM read_csv('/etc/passwd')",
+        "SELECT count(*) FROM parquet.`/tmp/x`",
+        "DELETE FROM data",
+    ):
+        with pytest.raises(UnsafeInputError):
+            Check(CheckLevel.ERROR, "sql").has_custom_sql(query, lambda n: True)
+    check = Check(CheckLevel.ERROR, "sql").has_custom_sql(
+        "SELECT min(dateAdded), max(dateAdded) FROM data", lambda n: True
+    )
+    (outcome,) = VerificationSuite().on_data(kev()).add_check(check).run().check_results
+    assert (
+        outcome.constraint_results[0].message
+        == "custom SQL must give one number, gave 1 rows of 2 columns"
+    )
