@@ -37,6 +37,11 @@ __all__ = ["DistributionDrift", "ReferentialIntegrity"]
 EXAMPLES = 5
 
 
+def _plain(value: Any) -> Any:
+    """An example value as JSON-ready data: text for what is not a JSON scalar (dates...)."""
+    return value if value is None or isinstance(value, (str, int, float, bool)) else str(value)
+
+
 def _columns(value: str | Sequence[str]) -> tuple[str, ...]:
     return (value,) if isinstance(value, str) else tuple(value)
 
@@ -53,7 +58,8 @@ class ReferentialIntegrity(EngineAnalyzer):
     engine's equality on their own types (on CSV read as text: the text).
     The metric's ``details`` give ``num_rows`` (the rows checked),
     ``num_orphans`` and ``examples``: up to five distinct orphan values
-    (tuples for several columns), smallest first.
+    (lists for several columns; a value that is not a JSON scalar, a date
+    say, as its text), smallest first.
 
     Parameters
     ----------
@@ -132,7 +138,7 @@ class ReferentialIntegrity(EngineAnalyzer):
             return self.failure(
                 DataError(f"no row with a value in {', '.join(self.columns)} to check")
             )
-        found = [e[0] if len(e) == 1 else list(e) for e in examples]
+        found = [_plain(e[0]) if len(e) == 1 else [_plain(v) for v in e] for e in examples]
         details = {"num_rows": rows, "num_orphans": orphans, "examples": found}
         metric = self.success((rows - orphans) / rows)
         return Metric(metric.entity, metric.instance, metric.name, metric.value, details=details)
