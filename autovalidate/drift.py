@@ -14,6 +14,9 @@ table::
 
 Rules without tolerance (FMDV, FMDV-V) use the ``strict`` test instead: any
 non-conforming value is a failure.
+
+A column's whole value distribution is compared with a reference batch's in
+:mod:`autovalidate.metrics.distribution`.
 """
 
 from __future__ import annotations

@@ -26,7 +26,12 @@ before any of it reaches DuckDB or Spark:
   exponential or high-polynomial time. What is left matches in time linear in
   the value on RE2 and without nested backtracking on Java.
 
-Both raise :class:`~autovalidate.errors.UnsafeInputError`, one line naming what
+* :func:`check_sql_query`: a custom SQL metric (``has_custom_sql``) must be
+  one ``SELECT`` in Spark SQL whose only table is ``data`` (the data
+  checked), with no table function, parameter or function that reaches out of
+  the row, as above.
+
+All raise :class:`~autovalidate.errors.UnsafeInputError`, one line naming what
 was refused and why.
 """
 
@@ -35,8 +40,18 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["check_sql_expression", "check_user_regex"]
+__all__ = [
+    "CUSTOM_SQL_TABLE",
+    "check_sql_expression",
+    "check_sql_query",
+    "check_user_regex",
+    "custom_sql_on",
+]
+
+#: The name a custom SQL query (:func:`check_sql_query`) reads the data by.
+CUSTOM_SQL_TABLE = "data"
 
 #: sqlglot's name of each engine's SQL dialect.
 DIALECTS = {"duckdb": "duckdb", "spark": "spark"}
@@ -143,6 +158,100 @@ def check_sql_expression(
             f"{text!r} refused: {why}; a predicate or filter is one SQL expression "
             "over the table's columns",
         )
+
+
+@functools.lru_cache(maxsize=256)
+def _query_refusal(text: str) -> str | None:
+    import sqlglot
+    from sqlglot import exp
+    from sqlglot.errors import SqlglotError
+
+    try:
+        parsed = [p for p in sqlglot.parse(text, read="spark") if p is not None]
+    except SqlglotError as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        return f"not Spark SQL ({first})"
+    if len(parsed) != 1 or not isinstance(parsed[0], exp.Select):
+        return "not one SELECT statement"
+    ctes = {c.alias_or_name.lower() for c in parsed[0].find_all(exp.CTE)}
+    for node in parsed[0].walk():
+        if isinstance(node, exp.Table):
+            table = node.name.lower()
+            if (
+                node.args.get("db")
+                or node.args.get("catalog")
+                or not isinstance(node.this, exp.Identifier)
+            ):
+                return f"table {node.sql(dialect='spark')} (only {CUSTOM_SQL_TABLE} may be read)"
+            if table != CUSTOM_SQL_TABLE and table not in ctes:
+                return f"table {table} (only {CUSTOM_SQL_TABLE} may be read)"
+            continue
+        if isinstance(node, (exp.Placeholder, exp.Parameter)):
+            return "a parameter placeholder"
+        name = _function_name(node)
+        if name is not None and (name in _DENIED_FUNCTIONS or name.startswith(_DENIED_PREFIXES)):
+            return f"function {name}() (it reaches outside the data: files, settings, the JVM)"
+    return None
+
+
+def check_sql_query(text: object, what: str) -> None:
+    """Refuse a custom SQL query that reads anything but the data.
+
+    Parameters
+    ----------
+    text
+        One Spark SQL ``SELECT`` reading the data as table ``data``.
+    what
+        What it is, for the message.
+
+    Raises
+    ------
+    UnsafeInputError
+        If it is not one ``SELECT``, reads another table (a CTE of its own
+        is fine), a table function or a path, or calls a function that
+        reaches outside the data.
+    """
+    from autovalidate.errors import UnsafeInputError
+
+    if not isinstance(text, str):
+        raise UnsafeInputError(what, f"SQL must be a string, not {type(text).__name__}")
+    why = _query_refusal(text)
+    if why is not None:
+        raise UnsafeInputError(what, f"{text!r} refused: {why}")
+
+
+def custom_sql_on(text: str, table: str, dialect: str) -> str:
+    """A checked custom SQL query reading ``table`` for ``data``, in an engine's dialect.
+
+    Parameters
+    ----------
+    text
+        The Spark SQL query (see :func:`check_sql_query`).
+    table
+        The name the engine has the data under.
+    dialect
+        ``"duckdb"`` or ``"spark"`` (sqlglot's translation for DuckDB).
+
+    Raises
+    ------
+    UnsafeInputError
+        As :func:`check_sql_query`.
+    """
+    import sqlglot
+    from sqlglot import exp
+
+    check_sql_query(text, "custom SQL")
+    ctes = {
+        c.alias_or_name.lower() for c in sqlglot.parse_one(text, read="spark").find_all(exp.CTE)
+    }
+
+    def rename(node: exp.Expression) -> Any:
+        if isinstance(node, exp.Table) and node.name.lower() not in ctes:
+            renamed = exp.to_table(table)
+            return renamed.as_(node.alias) if node.alias else renamed
+        return node
+
+    return sqlglot.parse_one(text, read="spark").transform(rename).sql(dialect=DIALECTS[dialect])
 
 
 def _re2_error(regex: str) -> str | None:

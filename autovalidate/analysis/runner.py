@@ -47,6 +47,7 @@ from autovalidate.errors import (
 from autovalidate.metrics.base import (
     Analyzer,
     ColumnKind,
+    EngineAnalyzer,
     FrequencyBasedAnalyzer,
     FrequencyTable,
     Metric,
@@ -58,6 +59,7 @@ from autovalidate.metrics.base import (
 )
 from autovalidate.metrics.expressions import Expr
 from autovalidate.metrics.frequencies import FrequenciesState
+from autovalidate.metrics.schema import ColumnTypes
 
 __all__ = [
     "AnalysisRunBuilder",
@@ -329,6 +331,16 @@ def _text_read_as_numbers(
     return {a: columns for a, columns in cast.items() if columns}
 
 
+def _own_queries_metric(engine: Engine, analyzer: EngineAnalyzer) -> Metric:
+    """The analyzer's metric from its own queries (a second data set, a sort)."""
+    try:
+        return analyzer.metric_from_engine(engine)
+    except AutovalidateError as exc:
+        if fails_the_run(exc):
+            raise
+        return analyzer.failure(exc)
+
+
 def _run(
     engine: Engine,
     schema: Schema,
@@ -340,7 +352,11 @@ def _run(
     runnable: list[Analyzer] = []
     for analyzer in analyzers:
         error = analyzer.check_preconditions(schema)
-        if error is None:
+        if isinstance(analyzer, ColumnTypes):  # read from the schema, no query
+            metrics[analyzer] = analyzer.metric_from_columns(engine.column_types())
+        elif error is None and isinstance(analyzer, EngineAnalyzer):
+            metrics[analyzer] = _own_queries_metric(engine, analyzer)
+        elif error is None:
             runnable.append(analyzer)
         else:
             metrics[analyzer] = analyzer.failure(error)

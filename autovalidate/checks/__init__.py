@@ -18,12 +18,20 @@ if TYPE_CHECKING:  # the names below, imported on first use (autovalidate._lazy)
         Constraint,
         ConstraintResult,
         ConstraintStatus,
+        DriftConstraint,
+        FreshnessConstraint,
         PatternRuleConstraint,
+        ReferenceConstraint,
+        SchemaConstraint,
         is_one,
     )
     from autovalidate.checks.levels import CheckLevel, CheckStatus
     from autovalidate.checks.spec import Assertion, CheckSpec, ConstraintSpec, ConstraintSuite
-    from autovalidate.checks.verification import VerificationResult, VerificationSuite
+    from autovalidate.checks.verification import (
+        VerificationResult,
+        VerificationSuite,
+        schema_of,
+    )
 
 #: Public name -> the module that defines it, imported when the name is first read.
 _LAZY = {
@@ -40,10 +48,15 @@ _LAZY = {
     "ConstraintSpec": "autovalidate.checks.spec",
     "ConstraintStatus": "autovalidate.checks.constraints",
     "ConstraintSuite": "autovalidate.checks.spec",
+    "DriftConstraint": "autovalidate.checks.constraints",
+    "FreshnessConstraint": "autovalidate.checks.constraints",
     "PatternRuleConstraint": "autovalidate.checks.constraints",
+    "ReferenceConstraint": "autovalidate.checks.constraints",
+    "SchemaConstraint": "autovalidate.checks.constraints",
     "VerificationResult": "autovalidate.checks.verification",
     "VerificationSuite": "autovalidate.checks.verification",
     "is_one": "autovalidate.checks.constraints",
+    "schema_of": "autovalidate.checks.verification",
 }
 
 __all__ = [
@@ -60,10 +73,15 @@ __all__ = [
     "ConstraintSpec",
     "ConstraintStatus",
     "ConstraintSuite",
+    "DriftConstraint",
+    "FreshnessConstraint",
     "PatternRuleConstraint",
+    "ReferenceConstraint",
+    "SchemaConstraint",
     "VerificationResult",
     "VerificationSuite",
     "is_one",
+    "schema_of",
 ]
 
 __getattr__, __dir__ = attach(__name__, _LAZY)

@@ -5,10 +5,11 @@ with one more constraint, so checks compose fluently::
 
     Check(CheckLevel.ERROR, "orders").is_complete("id").is_unique("id").has_size(lambda n: n > 0)
 
-Every constraint method takes an optional ``where``, a SQL filter in the
-engine's dialect: the constraint's metric is computed on the rows passing it
-(Deequ's ``.where(...)``), and an optional ``hint`` added to its failure
-message. Assertions are callables from the metric value to ``bool``.
+Every constraint method takes an optional ``where``, a SQL filter in Spark
+SQL on every engine (DuckDB runs sqlglot's translation,
+:func:`autovalidate.engines.duckdb.from_spark_sql`): the constraint's metric
+is computed on the rows passing it (Deequ's ``.where(...)``), and an optional
+``hint`` added to its failure message. Assertions are callables from the metric value to ``bool``.
 
 References
 ----------
@@ -21,6 +22,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from autovalidate.checks.constraints import (
@@ -28,31 +30,44 @@ from autovalidate.checks.constraints import (
     Constraint,
     ConstraintResult,
     ConstraintStatus,
+    DriftConstraint,
+    FreshnessConstraint,
     PatternRule,
     PatternRuleConstraint,
+    ReferenceConstraint,
+    SchemaConstraint,
     is_one,
 )
 from autovalidate.checks.levels import CheckLevel, CheckStatus
+from autovalidate.errors import ParameterError
 from autovalidate.metrics import expressions as E
-from autovalidate.metrics.base import Analyzer, Distribution, Metric, MetricValue
-from autovalidate.metrics.counts import Completeness, Compliance, Size
+from autovalidate.metrics.base import Analyzer, Distribution, Metric, MetricValue, TableSchema
+from autovalidate.metrics.counts import Completeness, Compliance, CustomSql, Size, ZeroCount
 from autovalidate.metrics.frequencies import (
     CountDistinct,
     Distinctness,
+    DuplicateCount,
     Entropy,
     Histogram,
     MutualInformation,
     Uniqueness,
     UniqueValueRatio,
 )
+from autovalidate.metrics.reference import DistributionDrift, ReferentialIntegrity
+from autovalidate.metrics.schema import ColumnTypes, NewestTimestamp
 from autovalidate.metrics.sketches import ApproxCountDistinct, ApproxQuantile
 from autovalidate.metrics.statistics import (
     Correlation,
+    Kurtosis,
     Maximum,
     Mean,
     Minimum,
+    Monotonicity,
+    RatioOfSums,
+    Skewness,
     StandardDeviation,
     Sum,
+    Variance,
 )
 from autovalidate.metrics.strings import (
     DataType,
@@ -62,6 +77,7 @@ from autovalidate.metrics.strings import (
     PatternConformance,
     PatternMatch,
 )
+from autovalidate.user_code import check_user_regex
 
 if TYPE_CHECKING:
     from autovalidate.anomaly.base import AnomalyDetectionStrategy
@@ -118,6 +134,24 @@ def _type_ratio(data_type: ConstrainableDataType) -> Callable[[MetricValue], flo
         return count / non_null if count else 0.0
 
     return pick
+
+
+def _column_count(value: MetricValue) -> int:
+    """The number of columns of a :class:`~autovalidate.metrics.ColumnTypes` metric."""
+    assert isinstance(value, TableSchema)
+    return len(value.columns)
+
+
+def _epoch_seconds(moment: datetime | str) -> float:
+    """Seconds since the Unix epoch of a datetime or ISO 8601 text; without a zone, UTC."""
+    if isinstance(moment, str):
+        try:
+            moment = datetime.fromisoformat(moment)
+        except ValueError as exc:
+            raise ParameterError(f"reference_time {moment!r} is not ISO 8601") from exc
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.timestamp()
 
 
 def _as_int(value: MetricValue) -> int:
@@ -280,6 +314,22 @@ class Check:
         return self._assert(CountDistinct(columns, where), assertion, hint, value_picker=_as_int)
 
     @in_suites
+    def has_duplicate_count(
+        self,
+        columns: Columns,
+        assertion: AssertionFn,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the rows repeating an earlier row's values of ``columns`` (an int).
+
+        Name every column to count duplicate rows. Soda ``duplicate_count``.
+        """
+        analyzer = DuplicateCount(columns, where)
+        return self._assert(analyzer, assertion, hint, value_picker=_as_int)
+
+    @in_suites
     def has_approx_count_distinct(
         self,
         column: str,
@@ -424,6 +474,22 @@ class Check:
         )
 
     @in_suites
+    def is_equal_to(
+        self,
+        column_a: str,
+        column_b: str,
+        assertion: AssertionFn = is_one,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """In each row, ``column_a = column_b`` (a row with a null does not comply).
+
+        GX ``expect_column_pair_values_to_be_equal``.
+        """
+        return self._compare(column_a, column_b, E.eq, "equal to", assertion, where, hint)
+
+    @in_suites
     def is_less_than(
         self,
         column_a: str,
@@ -479,6 +545,64 @@ class Check:
             column_a, column_b, E.ge, "greater than or equal to", assertion, where, hint
         )
 
+    @in_suites
+    def is_increasing(
+        self,
+        column: str,
+        order_by: str,
+        *,
+        strictly: bool = False,
+        assertion: AssertionFn = is_one,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """In the order of ``order_by``, each value of ``column`` is >= every earlier one.
+
+        ``>`` with ``strictly``; nulls are skipped. Asserts on the fraction
+        of values that comply (:class:`~autovalidate.metrics.Monotonicity`).
+        GX ``expect_column_values_to_be_increasing``.
+        """
+        analyzer = Monotonicity(column, order_by, False, strictly, where)
+        return self._assert(analyzer, assertion, hint)
+
+    @in_suites
+    def is_decreasing(
+        self,
+        column: str,
+        order_by: str,
+        *,
+        strictly: bool = False,
+        assertion: AssertionFn = is_one,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """In the order of ``order_by``, each value of ``column`` is <= every earlier one.
+
+        ``<`` with ``strictly``; nulls are skipped. GX
+        ``expect_column_values_to_be_decreasing``.
+        """
+        analyzer = Monotonicity(column, order_by, True, strictly, where)
+        return self._assert(analyzer, assertion, hint)
+
+    @in_suites
+    def has_custom_sql(
+        self, query: str, assertion: AssertionFn, *, hint: str | None = None
+    ) -> Check:
+        """Assert on the number a custom SQL query computes over the data.
+
+        ``query``: one Spark SQL ``SELECT`` reading the data as table
+        ``data``, giving one row with one number (see
+        :class:`~autovalidate.metrics.CustomSql`), e.g. ``SELECT count(*)
+        FROM data WHERE shipped < ordered`` with ``lambda n: n == 0``.
+        Deequ ``CustomSql``; Soda user-defined metrics.
+
+        Raises
+        ------
+        UnsafeInputError
+            If the query reads anything but the data.
+        """
+        return self._assert(CustomSql(query), assertion, hint, name=f"CustomSqlConstraint({query})")
+
     # -- size and statistics -------------------------------------------------
 
     @in_suites
@@ -487,6 +611,18 @@ class Check:
     ) -> Check:
         """Assert on the number of rows (an int)."""
         return self._assert(Size(where), assertion, hint, value_picker=_as_int)
+
+    @in_suites
+    def has_zero_count(
+        self,
+        column: str,
+        assertion: AssertionFn,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the number of rows whose numeric ``column`` is 0 (an int)."""
+        return self._assert(ZeroCount(column, where), assertion, hint, value_picker=_as_int)
 
     @in_suites
     def has_min(
@@ -547,6 +683,55 @@ class Check:
     ) -> Check:
         """Assert on the population standard deviation of numeric ``column``."""
         return self._assert(StandardDeviation(column, where), assertion, hint)
+
+    @in_suites
+    def has_variance(
+        self,
+        column: str,
+        assertion: AssertionFn,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the population variance of numeric ``column`` (the column's unit squared)."""
+        return self._assert(Variance(column, where), assertion, hint)
+
+    @in_suites
+    def has_skewness(
+        self,
+        column: str,
+        assertion: AssertionFn,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the population skewness of numeric ``column`` (NaN for a constant column)."""
+        return self._assert(Skewness(column, where), assertion, hint)
+
+    @in_suites
+    def has_kurtosis(
+        self,
+        column: str,
+        assertion: AssertionFn,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the population excess kurtosis of numeric ``column`` (0 for a normal law)."""
+        return self._assert(Kurtosis(column, where), assertion, hint)
+
+    @in_suites
+    def has_ratio_of_sums(
+        self,
+        numerator: str,
+        denominator: str,
+        assertion: AssertionFn,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on ``sum(numerator) / sum(denominator)`` (Deequ ``RatioOfSums``)."""
+        return self._assert(RatioOfSums(numerator, denominator, where), assertion, hint)
 
     @in_suites
     def has_approx_quantile(
@@ -649,6 +834,95 @@ class Check:
         )
 
     @in_suites
+    def has_no_pattern(
+        self,
+        column: str,
+        pattern: str,
+        assertion: AssertionFn = is_one,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the fraction of rows whose value does not fully match ``pattern`` (nulls pass).
+
+        The negation of :meth:`has_pattern`'s full match (write ``.*x.*`` for
+        "does not contain x"), with the same regex dialects and checks
+        (:func:`~autovalidate.user_code.check_user_regex`). GX
+        ``expect_column_values_to_not_match_regex`` (which searches).
+        """
+        check_user_regex(pattern, f"has_no_pattern({column!r})")
+        c = E.col(column)
+        return self.satisfies(
+            E.or_(E.is_null(c), E.not_(E.full_match(E.to_text(c), pattern))),
+            f"{column} does not match {pattern}",
+            assertion,
+            columns=(column,),
+            where=where,
+            hint=hint,
+        )
+
+    @in_suites
+    def is_valid_json(
+        self,
+        column: str,
+        assertion: AssertionFn = is_one,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the fraction of rows whose text is one JSON value (nulls pass).
+
+        RFC 8259 JSON (an object, array, string, number, ``true``, ``false``
+        or ``null``), as DuckDB's ``json_valid`` and Spark's
+        ``try_parse_json`` read it. GX ``expect_column_values_to_be_json_parseable``.
+        """
+        c = E.col(column)
+        return self.satisfies(
+            E.or_(E.is_null(c), E.coalesce(E.is_json(E.to_text(c)), E.lit(False))),
+            f"{column} is JSON",
+            assertion,
+            columns=(column,),
+            where=where,
+            hint=hint,
+        )
+
+    @in_suites
+    def matches_datetime_format(
+        self,
+        column: str,
+        datetime_format: str,
+        assertion: AssertionFn = is_one,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the fraction of rows whose text is a valid date/time in a strptime format.
+
+        The whole text must parse and the date must exist (``2025-02-30``
+        fails); nulls pass. DuckDB parses with ``try_strptime``, Spark with
+        ``try_to_timestamp`` and the format's Java pattern
+        (:func:`~autovalidate.metrics.expressions.java_datetime_pattern`:
+        ``%Y %y %m %d %H %I %M %S %f %j %b %B %a %A %p %z %%``). Numbers may
+        be zero-padded or not on both; they differ on a year of fewer than
+        four digits for ``%Y``, which DuckDB accepts and Spark refuses. GX
+        ``expect_column_values_to_match_strftime_format``.
+
+        Raises
+        ------
+        ParameterError
+            If the format has another directive.
+        """
+        c = E.col(column)
+        return self.satisfies(
+            E.or_(E.is_null(c), E.parses_as_datetime(E.to_text(c), datetime_format)),
+            f"{column} matches {datetime_format}",
+            assertion,
+            columns=(column,),
+            where=where,
+            hint=hint,
+        )
+
+    @in_suites
     def has_data_type(
         self,
         column: str,
@@ -717,6 +991,227 @@ class Check:
                 analyzer=analyzer,
                 rule=rule,
                 hint=hint,
+            )
+        )
+
+    # -- schema and freshness ------------------------------------------------------
+
+    def _schema(
+        self,
+        name: str,
+        expected: Iterable[tuple[str, tuple[str, ...]]],
+        hint: str | None,
+        *,
+        exact: bool = False,
+        ordered: bool = False,
+    ) -> Check:
+        return self.add_constraint(
+            SchemaConstraint(
+                name=name,
+                analyzer=ColumnTypes(),
+                expected=tuple(expected),
+                exact=exact,
+                ordered=ordered,
+                hint=hint,
+            )
+        )
+
+    @in_suites
+    def has_column(self, column: str, *, hint: str | None = None) -> Check:
+        """The data has ``column`` (a missing column is a failed constraint, not an error).
+
+        Reads the schema, no row. GX ``expect_column_to_exist``; DQDL ``ColumnExists``.
+        """
+        return self._schema(f"SchemaConstraint(has column {column})", [(column, ())], hint)
+
+    @in_suites
+    def has_columns(
+        self,
+        columns: Sequence[str],
+        *,
+        exact: bool = True,
+        ordered: bool = False,
+        hint: str | None = None,
+    ) -> Check:
+        """The data has ``columns``; with ``exact``, no others; with ``ordered``, in this order.
+
+        The result names the columns missing and those not expected. GX
+        ``expect_table_columns_to_match_set`` (``exact_match``) and
+        ``expect_table_columns_to_match_ordered_list``; Soda ``schema``
+        (``fail: when required column missing``).
+        """
+        listed = ",".join(columns)
+        words = ("exactly " if exact else "") + ("in order " if ordered else "")
+        return self._schema(
+            f"SchemaConstraint(has {words}columns {listed})",
+            [(c, ()) for c in columns],
+            hint,
+            exact=exact,
+            ordered=ordered,
+        )
+
+    @in_suites
+    def has_column_type(
+        self, column: str, types: str | Sequence[str], *, hint: str | None = None
+    ) -> Check:
+        """``column`` exists and its type is one of ``types``, the engine's type names.
+
+        Names are compared ignoring case and spaces: DuckDB's ``BIGINT`` and
+        Spark's ``bigint`` are one name; a suite for both engines lists both
+        where they differ (``["VARCHAR", "string"]``). GX
+        ``expect_column_values_to_be_of_type`` / ``_in_type_list``; Soda
+        ``schema`` (``wrong column type``).
+        """
+        accepted = (types,) if isinstance(types, str) else tuple(types)
+        return self._schema(
+            f"SchemaConstraint(column {column} of type {' or '.join(accepted)})",
+            [(column, accepted)],
+            hint,
+        )
+
+    @in_suites
+    def has_schema(
+        self,
+        schema: Mapping[str, str],
+        *,
+        allow_added: bool = False,
+        hint: str | None = None,
+    ) -> Check:
+        """The data's columns and types equal ``schema``, a column -> type mapping.
+
+        Compare a batch with the previous one, whose schema
+        :func:`~autovalidate.checks.schema_of` gives: the result lists the columns
+        removed (missing), added (unless ``allow_added``) and retyped. Column
+        order is not compared. Soda ``schema`` (``fail: when schema
+        changes``); DQDL ``SchemaMatch``.
+        """
+        return self._schema(
+            f"SchemaConstraint(schema {','.join(f'{c} {t}' for c, t in schema.items())})",
+            [(c, (t,)) for c, t in schema.items()],
+            hint,
+            exact=not allow_added,
+        )
+
+    @in_suites
+    def has_column_count(self, assertion: AssertionFn, *, hint: str | None = None) -> Check:
+        """Assert on the number of columns (an int). GX ``expect_table_column_count_to_equal``."""
+        return self._assert(
+            ColumnTypes(),
+            assertion,
+            hint,
+            value_picker=_column_count,
+            name="ColumnCountConstraint(ColumnTypes())",
+        )
+
+    @in_suites
+    def is_fresh(
+        self,
+        column: str,
+        max_age_hours: float,
+        *,
+        reference_time: datetime | str | None = None,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """The newest timestamp of ``column`` is at most ``max_age_hours`` before a reference time.
+
+        ``reference_time`` is a datetime or ISO 8601 text (without a zone:
+        UTC), by default the time the constraint is decided. The column's
+        values are read as in :class:`~autovalidate.metrics.NewestTimestamp`
+        (dates, timestamps or text; without a zone, in the session's time
+        zone). The result's value is the age in hours; its details give the
+        newest value and the reference time. DQDL ``DataFreshness``; Soda
+        ``freshness``; GX ``expect_column_max_to_be_between`` on a timestamp.
+
+        Raises
+        ------
+        ParameterError
+            If ``reference_time`` is text that is not ISO 8601, or
+            ``max_age_hours`` is negative.
+        """
+        if max_age_hours < 0:
+            raise ParameterError(f"max_age_hours must be >= 0, got {max_age_hours}")
+        reference = None if reference_time is None else _epoch_seconds(reference_time)
+        return self.add_constraint(
+            FreshnessConstraint(
+                name=f"FreshnessConstraint({column}, {max_age_hours} hours)",
+                analyzer=NewestTimestamp(column, where),
+                max_age_hours=float(max_age_hours),
+                reference_time=reference,
+                hint=hint,
+            )
+        )
+
+    # -- referential integrity -----------------------------------------------------
+
+    def has_referential_integrity(
+        self,
+        columns: Columns,
+        reference: Any,
+        reference_columns: Columns | None = None,
+        assertion: AssertionFn = is_one,
+        *,
+        reference_name: str = "reference",
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Every value of ``columns`` occurs in ``reference_columns`` of ``reference``.
+
+        Asserts on the fraction of checked rows whose values are found (rows
+        with a null in ``columns`` are not checked); several columns are a
+        composite foreign key. A failure names the orphan rows' count and up
+        to five orphan values, also in the result's ``details``. See
+        :class:`~autovalidate.metrics.ReferentialIntegrity` for what
+        ``reference`` may be on each engine. Not in suite files (a
+        reference is data, not a setting).
+
+        References
+        ----------
+        Deequ ``ReferentialIntegrity``; DQDL ``ReferentialIntegrity``; Soda
+        reference checks.
+        """
+        analyzer = ReferentialIntegrity(
+            columns, reference, reference_columns, where, reference_name
+        )
+        return self.add_constraint(
+            ReferenceConstraint(
+                name=f"ReferentialIntegrityConstraint({analyzer.instance})",
+                analyzer=analyzer,
+                assertion=assertion,
+                hint=hint,
+            )
+        )
+
+    def has_no_drift(
+        self,
+        column: str,
+        reference: Any,
+        *,
+        test: str = "chi2",
+        threshold: float | None = None,
+        reference_name: str = "reference",
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """``column``'s value distribution has not drifted from a reference batch's.
+
+        ``test`` is ``"ks"`` (Kolmogorov-Smirnov, numbers), ``"chi2"``
+        (Pearson's homogeneity test), ``"psi"`` (population stability index)
+        or ``"js"`` (Jensen-Shannon distance), decided at ``threshold``
+        (alpha for ks and chi2, default 0.05; the largest statistic that is
+        no drift for psi, default 0.2, and js, default 0.1): see
+        :func:`autovalidate.metrics.distribution.distribution_drift`. Reads both batches
+        (one grouping each); not in suite files (a reference is data).
+
+        Raises
+        ------
+        ParameterError
+            For an unknown test.
+        """
+        analyzer = DistributionDrift(column, reference, test, threshold, where, reference_name)
+        return self.add_constraint(
+            DriftConstraint(
+                name=f"DriftConstraint({analyzer.instance}, {test})", analyzer=analyzer, hint=hint
             )
         )
 

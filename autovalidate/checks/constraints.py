@@ -9,12 +9,14 @@ with Deequ's wording.
 from __future__ import annotations
 
 import enum
+import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
 from typing import Any, Protocol
 
-from autovalidate.metrics.base import Analyzer, Metric, MetricValue
+from autovalidate.metrics.base import Analyzer, Metric, MetricValue, TableSchema
 from autovalidate.metrics.expressions import Expr
 
 __all__ = [
@@ -22,9 +24,13 @@ __all__ = [
     "Constraint",
     "ConstraintResult",
     "ConstraintStatus",
+    "DriftConstraint",
+    "FreshnessConstraint",
     "PatternRule",
     "PatternRuleConstraint",
     "PatternRuleResult",
+    "ReferenceConstraint",
+    "SchemaConstraint",
     "is_one",
 ]
 
@@ -256,4 +262,203 @@ class PatternRuleConstraint(Constraint):
             metric=metric,
             value=decision.nonconforming_fraction,
             details=decision.to_dict(),
+        )
+
+
+#: Names a failure message lists before "and N more".
+EXAMPLES_IN_MESSAGE = 5
+
+
+def _listed(names: Sequence[str]) -> str:
+    shown = ", ".join(names[:EXAMPLES_IN_MESSAGE])
+    more = len(names) - EXAMPLES_IN_MESSAGE
+    return f"{shown} and {more} more" if more > 0 else shown
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def same_type(actual: str, accepted: str) -> bool:
+    """Whether type names are equal, ignoring case and spaces (``BIGINT`` is ``bigint``)."""
+    return "".join(actual.split()).lower() == "".join(accepted.split()).lower()
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class SchemaConstraint(Constraint):
+    """The data's schema has the expected columns, with accepted types (no row is read).
+
+    Decided on the :class:`~autovalidate.metrics.ColumnTypes` metric. The
+    findings, each listed in the failure message (the first five names) and
+    in ``details``: ``missing`` expected columns; ``added`` columns that
+    were not expected (only when ``exact``); ``retyped`` columns whose type
+    is none of the accepted ones (``{column: {"type": ..., "expected":
+    [...]}}``); ``out_of_order`` when ``ordered`` and the columns are all
+    there but in another order. The result's value is the number of
+    findings (columns missing, added or retyped, plus one for the order).
+
+    Attributes
+    ----------
+    expected
+        ``(column, accepted types)`` pairs in the expected order; no
+        accepted types means any type. Types are the engine's names, compared
+        ignoring case and spaces (:func:`same_type`).
+    exact
+        No other column may be present.
+    ordered
+        The columns must come in the expected order.
+    """
+
+    expected: tuple[tuple[str, tuple[str, ...]], ...]
+    exact: bool = False
+    ordered: bool = False
+
+    def findings(self, schema: TableSchema) -> dict[str, Any]:
+        """Missing, added and retyped columns, and whether the order is off."""
+        actual = dict(schema.columns)
+        names = [name for name, _ in self.expected]
+        missing = [n for n in names if n not in actual]
+        added = [n for n in schema.names if n not in names] if self.exact else []
+        retyped = {
+            n: {"type": actual[n], "expected": list(types)}
+            for n, types in self.expected
+            if types and n in actual and not any(same_type(actual[n], t) for t in types)
+        }
+        present = [n for n in schema.names if n in names]
+        out_of_order = self.ordered and not missing and present != names
+        return {
+            "missing": missing,
+            "added": added,
+            "retyped": retyped,
+            "out_of_order": out_of_order,
+        }
+
+    def decide(self, metric: Metric) -> ConstraintResult:
+        """Fail with the findings, if any."""
+        schema = metric.value
+        assert isinstance(schema, TableSchema)
+        found = self.findings(schema)
+        count = len(found["missing"]) + len(found["added"]) + len(found["retyped"])
+        count += int(found["out_of_order"])
+        if not count:
+            return self._result(ConstraintStatus.SUCCESS, metric=metric, value=0, details=found)
+        parts = []
+        if found["missing"]:
+            parts.append(f"{_plural(len(found['missing']), 'column')} missing: ")
+            parts[-1] += _listed(found["missing"])
+        if found["added"]:
+            parts.append(f"{_plural(len(found['added']), 'column')} not expected: ")
+            parts[-1] += _listed(found["added"])
+        if found["retyped"]:
+            retyped = [
+                f"{n} ({v['type']}, expected {' or '.join(v['expected'])})"
+                for n, v in found["retyped"].items()
+            ]
+            parts.append(f"{_plural(len(retyped), 'column')} of another type: {_listed(retyped)}")
+        if found["out_of_order"]:
+            parts.append(f"columns out of order: {', '.join(schema.names)}")
+        return self._result(
+            ConstraintStatus.FAILURE, "; ".join(parts), metric=metric, value=count, details=found
+        )
+
+
+def _utc_text(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class FreshnessConstraint(Constraint):
+    """The newest timestamp is at most ``max_age_hours`` older than a reference time.
+
+    Decided on the :class:`~autovalidate.metrics.NewestTimestamp` metric;
+    the result's value is the age in hours (negative when the newest value
+    is after the reference time, which passes). A column without any
+    timestamp fails (an empty state).
+
+    Attributes
+    ----------
+    max_age_hours
+        The largest age allowed, in hours.
+    reference_time
+        Seconds since the Unix epoch; ``None``: the time of the decision.
+    """
+
+    max_age_hours: float
+    reference_time: float | None = None
+
+    def decide(self, metric: Metric) -> ConstraintResult:
+        """Compare the age of the newest value with ``max_age_hours``."""
+        newest = metric.value
+        assert isinstance(newest, float)
+        reference = time.time() if self.reference_time is None else self.reference_time
+        age = (reference - newest) / 3600.0
+        details = {"newest": _utc_text(newest), "reference_time": _utc_text(reference)}
+        if age <= self.max_age_hours:
+            return self._result(ConstraintStatus.SUCCESS, metric=metric, value=age, details=details)
+        return self._result(
+            ConstraintStatus.FAILURE,
+            f"The newest value, {details['newest']}, is {age:.2f} hours older than "
+            f"{details['reference_time']}; at most {self.max_age_hours} allowed.",
+            metric=metric,
+            value=age,
+            details=details,
+        )
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class ReferenceConstraint(AssertionConstraint):
+    """An assertion on :class:`~autovalidate.metrics.ReferentialIntegrity`, naming the orphans.
+
+    Decided as :class:`AssertionConstraint` on the fraction of rows found in
+    the reference; the result's ``details`` are the metric's (``num_rows``,
+    ``num_orphans``, ``examples``) and a failure message counts the orphan
+    rows and lists example values.
+    """
+
+    def decide(self, metric: Metric) -> ConstraintResult:
+        """Run the assertion; name the orphans on failure."""
+        result = super().decide(metric)
+        details = dict(metric.details or {})
+        if result.status is ConstraintStatus.SUCCESS:
+            return replace(result, details=details)
+        orphans, rows = details.get("num_orphans", 0), details.get("num_rows", 0)
+        examples = [str(e) for e in details.get("examples", [])]
+        message = (
+            f"{orphans} of {rows} rows have values not in {metric.instance.split(' -> ')[1]}"
+            + (f", e.g. {_listed(examples)}" if examples else "")
+            + f"; {result.message}"
+        )
+        return replace(result, message=message, details=details)
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class DriftConstraint(Constraint):
+    """No drift of a column's distribution from a reference batch.
+
+    Decided on :class:`~autovalidate.metrics.DistributionDrift`'s outcome
+    (its ``drift``); the value is the test's statistic and the result's
+    ``details`` the whole outcome.
+    """
+
+    def decide(self, metric: Metric) -> ConstraintResult:
+        """Fail when the test finds drift, saying why."""
+        d = dict(metric.details or {})
+        if not d.get("drift"):
+            return self._result(
+                ConstraintStatus.SUCCESS, metric=metric, value=metric.value, details=d
+            )
+        if d["p_value"] is None:
+            why = f"statistic {d['statistic']:.4g} > {d['threshold']:g}"
+        else:
+            why = (
+                f"statistic {d['statistic']:.4g}, p-value {d['p_value']:.3g} "
+                f"< alpha {d['threshold']:g}"
+            )
+        return self._result(
+            ConstraintStatus.FAILURE,
+            f"{d['test']} finds drift of {metric.instance}: {why} "
+            f"({d['n_reference']} reference values, {d['n_batch']} in the batch)",
+            metric=metric,
+            value=metric.value,
+            details=d,
         )

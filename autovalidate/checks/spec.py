@@ -265,7 +265,8 @@ class ConstraintSpec:
         The assertion on the metric, ``None`` where the method has a default
         (``is_complete``: the metric is 1) or takes none.
     where
-        SQL filter in the engine's dialect; the metric is computed on the rows passing it.
+        SQL filter in Spark SQL (translated on DuckDB); the metric is computed on
+        the rows passing it.
     hint
         Added to the failure message.
 
@@ -304,8 +305,10 @@ class ConstraintSpec:
         self._check_sql(self.where, "where")
         if self.constraint == "satisfies":
             self._check_sql(self.args.get("predicate"), "predicate")
-        if self.constraint == "has_pattern" and "pattern" in self.args:
-            check_user_regex(self.args["pattern"], f"has_pattern({self.args.get('column')!r})")
+        if self.constraint in ("has_pattern", "has_no_pattern") and "pattern" in self.args:
+            check_user_regex(
+                self.args["pattern"], f"{self.constraint}({self.args.get('column')!r})"
+            )
         if self.constraint not in CHECK_METHODS:
             raise ConstraintFormatError(f"unknown constraint {self.constraint!r}")
         try:

@@ -40,7 +40,7 @@ from autovalidate.metrics.base import Analyzer, plain
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["VerificationResult", "VerificationRunBuilder", "VerificationSuite"]
+__all__ = ["VerificationResult", "VerificationRunBuilder", "VerificationSuite", "schema_of"]
 
 #: Columns of :meth:`VerificationResult.check_results_as_rows` (Deequ ``checkResultsAsDataFrame``).
 CHECK_RESULT_COLUMNS = (
@@ -210,3 +210,31 @@ class VerificationSuite:
             _analyzers(checks, required_analyzers), loaders, save_states_with=save_states_with
         )
         return _evaluate(checks, context)
+
+
+def schema_of(data: Any) -> dict[str, str]:
+    """The columns of ``data`` and their types, as the engine names them; reads no row.
+
+    What :meth:`~autovalidate.checks.Check.has_schema` compares a batch with:
+    keep a batch's, check the next one against it.
+
+    Parameters
+    ----------
+    data
+        Anything :meth:`VerificationSuite.on_data` takes.
+
+    Returns
+    -------
+    dict
+        Column -> type name (DuckDB ``BIGINT``, Spark ``bigint``), in the
+        data's column order.
+
+    Raises
+    ------
+    DataSourceError, DataError
+        If the data cannot be opened.
+    """
+    from autovalidate.engines import open_engine
+
+    with open_engine(data) as engine:
+        return dict(engine.column_types())

@@ -134,6 +134,67 @@ class Engine(ABC):
         """Column name -> kind, without reading the data."""
 
     @abstractmethod
+    def column_types(self) -> list[tuple[str, str]]:
+        """The data's ``(column, type)`` pairs in order, types as the engine names them.
+
+        DuckDB's type names (``BIGINT``, ``VARCHAR``, ``TIMESTAMP WITH TIME
+        ZONE``), Spark's ``simpleString`` (``bigint``, ``string``,
+        ``timestamp``). Reads no rows.
+        """
+
+    @abstractmethod
+    def custom_query(self, text: str) -> list[tuple[Any, ...]]:
+        """Run a custom Spark SQL ``SELECT`` reading the data as table ``data`` (one scan).
+
+        Raises
+        ------
+        UnsafeInputError
+            If the query reads anything else (:func:`~autovalidate.user_code.check_sql_query`).
+        QueryError
+            If the engine refuses it.
+        """
+
+    @abstractmethod
+    def reference(self, data: Any) -> Engine:
+        """An engine over other data (a reference batch) read alongside this engine's.
+
+        DuckDB reads ``data`` on this engine's connection (anything
+        :func:`~autovalidate.io.to_relation` takes); Spark needs a DataFrame of
+        the same session. Its queries count in this engine's stats, and it is
+        closed with this engine.
+
+        Raises
+        ------
+        DataSourceError, DataError
+            If ``data`` cannot be read, or is not data this engine reads.
+        """
+
+    @abstractmethod
+    def orphans(
+        self,
+        columns: Sequence[str],
+        reference: Any,
+        reference_columns: Sequence[str],
+        where: Expr | None,
+        limit: int,
+    ) -> tuple[int, int, list[tuple[Any, ...]]]:
+        """Rows whose ``columns`` match no row of ``reference`` (an anti-join).
+
+        Only rows passing ``where`` with all ``columns`` non-null count.
+        Returns the rows checked, the orphan rows among them, and up to
+        ``limit`` distinct orphan value tuples, smallest first (no query for
+        them when there is no orphan).
+
+        Raises
+        ------
+        QueryError
+            If the query fails (a reference column missing, types that cannot
+            be compared).
+        DataSourceError, DataError
+            If the reference cannot be read, or is not data this engine reads.
+        """
+
+    @abstractmethod
     def aggregate(self, exprs: Sequence[Expr]) -> list[Any]:
         """Evaluate aggregate expressions over all rows in one scan.
 

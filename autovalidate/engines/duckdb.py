@@ -25,20 +25,27 @@ from autovalidate.metrics.expressions import (
     HLL_HASH_BITS,
     Call,
     Expr,
+    Sql,
     col,
     literal_params,
     project_aggregate_inputs,
     quantile_grid_probabilities,
     quote_identifier,
     sql_literal,
-    sql_texts,
     to_double,
     to_sql,
     to_text,
 )
-from autovalidate.user_code import check_sql_expression
+from autovalidate.user_code import check_sql_expression, custom_sql_on
 
-__all__ = ["ArrowFrequencyTable", "DuckDBEngine", "new_connection", "render", "write_parquet"]
+__all__ = [
+    "ArrowFrequencyTable",
+    "DuckDBEngine",
+    "from_spark_sql",
+    "new_connection",
+    "render",
+    "write_parquet",
+]
 
 _DATA = "_av_data"
 _FREQ = "_av_freq"
@@ -78,6 +85,15 @@ def _special(call: Call, render_arg: Callable[[Expr], str]) -> str | None:
     if call.fn == "hll_code":
         (precision,) = literal_params(call.args[1:])
         return _hll_code(render_arg(call.args[0]), precision)
+    if call.fn in ("running_max_before", "running_min_before"):
+        fn = "max" if call.fn == "running_max_before" else "min"
+        value, order = (render_arg(a) for a in call.args)
+        return (
+            f"{fn}({value}) OVER (ORDER BY {order} "
+            "ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)"
+        )
+    if call.fn == "epoch_micros":
+        return f"epoch_us(TRY_CAST({render_arg(call.args[0])} AS TIMESTAMPTZ))"
     return None
 
 
@@ -87,6 +103,9 @@ def render(expr: Expr) -> str:
     The shared SQL text (:func:`~autovalidate.metrics.expressions.to_sql`), with
     DuckDB's spelling of the quantile grid and the HyperLogLog register code.
 
+    User SQL in Spark SQL (a ``where`` filter) is translated by
+    :func:`from_spark_sql`.
+
     Raises
     ------
     ValueError
@@ -95,9 +114,95 @@ def render(expr: Expr) -> str:
         For user SQL that is not one expression over the columns
         (:func:`~autovalidate.user_code.check_sql_expression`).
     """
-    for text in sql_texts(expr):
-        check_sql_expression(text, "SQL", dialects=("duckdb",))
-    return to_sql(expr, _special)
+    return to_sql(_in_duckdb_dialect(expr), _special)
+
+
+def _in_duckdb_dialect(expr: Expr) -> Expr:
+    """``expr`` with its user SQL checked, and translated to DuckDB SQL where it is Spark SQL."""
+    if isinstance(expr, Sql):
+        if expr.dialect == "spark":
+            return Sql(from_spark_sql(expr.text))
+        check_sql_expression(expr.text, "SQL", dialects=("duckdb",))
+        return expr
+    if isinstance(expr, Call):
+        return Call(expr.fn, tuple(_in_duckdb_dialect(a) for a in expr.args))
+    return expr
+
+
+def _is_number(node: Any) -> bool:
+    from sqlglot import exp
+
+    if isinstance(node, exp.Neg):
+        node = node.this
+    return isinstance(node, exp.Literal) and node.is_number
+
+
+def _as_number(node: Any) -> Any:
+    """A column compared with a number: its value as a double, null where it is no number."""
+    from sqlglot import exp
+
+    if isinstance(node, exp.Column):
+        return exp.TryCast(this=node.copy(), to=exp.DataType.build("DOUBLE"))
+    return node
+
+
+def _spark_number_comparisons(node: Any) -> Any:
+    """Spark's implicit cast of a column compared with a number literal, made explicit."""
+    from sqlglot import exp
+
+    comparisons = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ)
+    if isinstance(node, comparisons):
+        left, right = node.this, node.expression
+        if _is_number(right) and isinstance(left, exp.Column):
+            node.set("this", _as_number(left))
+        elif _is_number(left) and isinstance(right, exp.Column):
+            node.set("expression", _as_number(right))
+    elif isinstance(node, exp.In) and node.expressions:
+        if all(_is_number(v) for v in node.expressions):
+            node.set("this", _as_number(node.this))
+    elif isinstance(node, exp.Between):
+        if _is_number(node.args.get("low")) and _is_number(node.args.get("high")):
+            node.set("this", _as_number(node.this))
+    return node
+
+
+@functools.lru_cache(maxsize=1024)
+def from_spark_sql(text: str) -> str:
+    """DuckDB SQL of a Spark SQL expression (a ``where`` filter), translated with sqlglot.
+
+    sqlglot's Spark-to-DuckDB translation (functions, backtick identifiers,
+    quoting of words DuckDB reserves such as ``unique``), plus Spark's
+    implicit cast of a column compared with a number literal (``=``, ``<>``,
+    ``<``, ``<=``, ``>``, ``>=``, ``<=>``, ``IN``, ``BETWEEN``): DuckDB
+    compares ``TRY_CAST(column AS DOUBLE)``, so that ``item > 3`` on a text
+    column compares numbers, and a text that is not a number makes the
+    comparison null (the row is filtered out; Spark's ANSI mode raises
+    instead). As in Spark SQL, a double-quoted text is a string literal;
+    quote identifiers with backticks.
+
+    Parameters
+    ----------
+    text
+        One Spark SQL boolean expression over the columns.
+
+    Returns
+    -------
+    str
+        The DuckDB SQL expression, checked as user SQL in DuckDB's dialect too.
+
+    Raises
+    ------
+    UnsafeInputError
+        If ``text`` or its translation is not one expression over the
+        columns (:func:`~autovalidate.user_code.check_sql_expression`).
+    """
+    import sqlglot
+
+    check_sql_expression(text, "SQL", dialects=("spark",))
+    tree = sqlglot.parse_one(text, read="spark")
+    translated = tree.transform(_spark_number_comparisons).sql(dialect="duckdb")
+    check_sql_expression(translated, "SQL", dialects=("duckdb",))
+    return translated
 
 
 def _kind(type_name: str) -> ColumnKind:
@@ -203,6 +308,11 @@ def _run(relation: duckdb.DuckDBPyRelation, name: str, sql: str) -> list[tuple[A
         return _query(relation, name, sql).fetchall()
     except duckdb.Error as exc:
         raise engine_error(exc) from exc
+
+
+def _fetch_one(relation: duckdb.DuckDBPyRelation) -> tuple[Any, ...]:
+    (row,) = relation.fetchall()  # an aggregation gives one row
+    return tuple(row)
 
 
 def write_parquet(relation: duckdb.DuckDBPyRelation, path: str) -> None:
@@ -380,6 +490,61 @@ class DuckDBEngine(Engine):
             n: _kind(str(t))
             for n, t in zip(self.relation.columns, self.relation.types, strict=True)
         }
+
+    def column_types(self) -> list[tuple[str, str]]:
+        """The relation's column names and DuckDB type names."""
+        relation = self.relation
+        return [(n, str(t)) for n, t in zip(relation.columns, relation.types, strict=True)]
+
+    def custom_query(self, text: str) -> list[tuple[Any, ...]]:
+        """The query translated to DuckDB SQL over the data (see :meth:`Engine.custom_query`)."""
+        return self.query(custom_sql_on(text, _DATA, "duckdb"), "custom sql")
+
+    def reference(self, data: Any) -> DuckDBEngine:
+        """A DuckDB engine over ``data`` on this connection (see :meth:`Engine.reference`)."""
+        engine = self._view_of(DuckDBEngine(data, self._con), same_rows=True)
+        engine.untyped = is_csv_path(data)
+        return engine
+
+    def orphans(
+        self,
+        columns: Sequence[str],
+        reference: Any,
+        reference_columns: Sequence[str],
+        where: Expr | None,
+        limit: int,
+    ) -> tuple[int, int, list[tuple[Any, ...]]]:
+        """An anti-join with the reference's distinct values, on this engine's connection.
+
+        ``reference`` is read as the engine reads data (:func:`~autovalidate.io.to_relation`).
+        """
+        present = " AND ".join(f"{quote_identifier(c)} IS NOT NULL" for c in columns)
+        condition = present if where is None else f"({render(where)}) AND {present}"
+        keys = ", ".join(
+            f"{quote_identifier(r)} AS {quote_identifier(f'__av_r{i}')}"
+            for i, r in enumerate(reference_columns)
+        )
+        on = " AND ".join(
+            f"_av_d.{quote_identifier(c)} = _av_r.{quote_identifier(f'__av_r{i}')}"
+            for i, c in enumerate(columns)
+        )
+        projection = ", ".join(quote_identifier(c) for c in columns)
+        try:
+            ref = to_relation(reference, self._con).project(keys).distinct().set_alias("_av_r")
+            checked = self.relation.filter(condition).set_alias("_av_d")
+            orphan = checked.join(ref, on, how="anti")
+            self.stats.record("count rows to check", scan=True)
+            (rows,) = _fetch_one(checked.aggregate("count(*)"))
+            self.stats.record("count orphans", scan=True)
+            (count,) = _fetch_one(orphan.aggregate("count(*)"))
+            examples: list[tuple[Any, ...]] = []
+            if count:
+                self.stats.record(f"orphan examples {int(limit)}", scan=True)
+                found = orphan.project(projection).distinct().order(projection).limit(int(limit))
+                examples = [tuple(r) for r in found.fetchall()]
+        except duckdb.Error as exc:
+            raise engine_error(exc) from exc
+        return int(rows), int(count), examples
 
     def query(self, sql: str, description: str) -> list[tuple[Any, ...]]:
         """Run SQL over the data (named ``_av_data``) and count it as a scan."""

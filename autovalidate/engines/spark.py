@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import pyarrow as pa
 
 from autovalidate.engines.base import Engine, ExecutionStats, renaming
-from autovalidate.errors import AutovalidateError, EngineError, QueryError
+from autovalidate.errors import AutovalidateError, DataError, EngineError, QueryError
 from autovalidate.metrics.base import COUNT_COLUMN, ColumnKind, Grouping, Schema
 from autovalidate.metrics.expressions import (
     HLL_HASH_BITS,
@@ -32,12 +32,13 @@ from autovalidate.metrics.expressions import (
     Lit,
     Sql,
     anchored_regex,
+    java_datetime_pattern,
     project_aggregate_inputs,
     quantile_grid_probabilities,
     to_double,
     to_text,
 )
-from autovalidate.user_code import check_sql_expression
+from autovalidate.user_code import check_sql_expression, custom_sql_on
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -112,6 +113,8 @@ _SIMPLE: dict[str, Callable[[SparkApi, list[Column]], Column]] = {
     "avg": lambda api, a: api.functions.avg(a[0]),
     "var_pop": lambda api, a: api.functions.var_pop(a[0]),
     "covar_pop": lambda api, a: api.functions.covar_pop(a[0], a[1]),
+    "skewness_pop": lambda api, a: api.functions.skewness(a[0]),
+    "kurtosis_pop": lambda api, a: api.functions.kurtosis(a[0]),
     "distinct_set": lambda api, a: api.functions.collect_set(a[0]),
     "is_null": lambda api, a: a[0].isNull(),
     "is_not_null": lambda api, a: a[0].isNotNull(),
@@ -125,9 +128,12 @@ _SIMPLE: dict[str, Callable[[SparkApi, list[Column]], Column]] = {
     "gt": lambda api, a: a[0] > a[1],
     "ge": lambda api, a: a[0] >= a[1],
     "mul": lambda api, a: a[0] * a[1],
+    "sub": lambda api, a: a[0] - a[1],
     "ln": lambda api, a: api.functions.log(a[0]),
     "to_double": lambda api, a: a[0].try_cast("double"),
     "to_text": lambda api, a: a[0].cast("string"),
+    "is_json": lambda api, a: api.functions.try_parse_json(a[0]).isNotNull(),
+    "epoch_micros": lambda api, a: api.functions.unix_micros(a[0].try_cast("timestamp")),
     "length": lambda api, a: api.functions.length(a[0]),
     "window_sum": lambda api, a: api.functions.sum(a[0]).over(api.window.partitionBy(*a[1:])),
 }
@@ -165,6 +171,14 @@ def render(expr: Expr, api: SparkApi) -> Column:
             return F.min_by(values, values, int(params[0]))  # type: ignore[arg-type]
         if expr.fn == "hll_code":
             return _hll_code(api, render(expr.args[0], api), int(params[0]))  # type: ignore[arg-type]
+        if expr.fn in ("running_max_before", "running_min_before"):
+            value, order = (render(a, api) for a in expr.args)
+            before = api.window.orderBy(order).rowsBetween(api.window.unboundedPreceding, -1)
+            extreme = F.max if expr.fn == "running_max_before" else F.min
+            return extreme(value).over(before)
+        if expr.fn == "parses_as_datetime":
+            pattern = F.lit(java_datetime_pattern(str(params[0])))
+            return F.try_to_timestamp(render(expr.args[0], api), pattern).isNotNull()
         if expr.fn == "is_in":
             return render(expr.args[0], api).isin(params) if params else F.lit(False)
         if expr.fn == "when":
@@ -259,6 +273,16 @@ def _aggregate(
     return frame.agg(*(render(e, api).alias(f"_av{i}") for i, e in enumerate(exprs)))
 
 
+def _reference_frame(data: Any) -> DataFrame:
+    """``data`` if it is a Spark DataFrame (a reference batch of a Spark check)."""
+    if not is_spark_dataframe(data):
+        raise DataError(
+            f"the reference of a Spark check must be a Spark DataFrame, not {type(data).__name__}"
+        )
+    frame: DataFrame = data
+    return frame
+
+
 class SparkFrequencyTable:
     """A grouping as a Spark DataFrame (lazy, or persisted when materialized)."""
 
@@ -320,6 +344,81 @@ class SparkEngine(Engine):
     def schema(self) -> Schema:
         """Column kinds from the DataFrame's schema."""
         return {f.name: _kind(f.dataType) for f in self.frame.schema.fields}
+
+    def column_types(self) -> list[tuple[str, str]]:
+        """The DataFrame's column names and their types' ``simpleString``."""
+        return [(f.name, f.dataType.simpleString()) for f in self.frame.schema.fields]
+
+    def custom_query(self, text: str) -> list[tuple[Any, ...]]:
+        """The query over the data as a temporary view of a unique name (one job)."""
+        import uuid
+
+        view = f"_av_data_{uuid.uuid4().hex}"
+        sql = custom_sql_on(text, view, "spark")
+        self.stats.record("custom sql", scan=True)
+        session = self.frame.sparkSession
+        with _spark_errors():
+            self.frame.createOrReplaceTempView(view)
+            try:
+                return [tuple(r) for r in session.sql(sql).collect()]
+            finally:
+                session.catalog.dropTempView(view)
+
+    def reference(self, data: Any) -> SparkEngine:
+        """A Spark engine over the DataFrame ``data`` (see :meth:`Engine.reference`)."""
+        return self._view(_reference_frame(data), same_rows=True)
+
+    def orphans(
+        self,
+        columns: Sequence[str],
+        reference: Any,
+        reference_columns: Sequence[str],
+        where: Expr | None,
+        limit: int,
+    ) -> tuple[int, int, list[tuple[Any, ...]]]:
+        """A left join with the reference's distinct values, counted in one job.
+
+        Orphans are the rows the join finds no reference row for; a second
+        job fetches examples when there are any. ``reference`` is a
+        DataFrame of the same session; its columns are renamed for the join,
+        so a reference derived from the data is no ambiguous self-join.
+        """
+        reference = _reference_frame(reference)
+        F = self.api.functions
+        keys = [f"__av_r{i}" for i in range(len(reference_columns))]
+        with _spark_errors():
+            checked = self.frame
+            if where is not None:
+                checked = checked.where(render(where, self.api))
+            for c in columns:
+                checked = checked.where(F.col(_quote(c)).isNotNull())
+            ref = (
+                reference.select(
+                    *(
+                        F.col(_quote(r)).alias(k)
+                        for r, k in zip(reference_columns, keys, strict=True)
+                    )
+                )
+                .distinct()
+                .withColumn("__av_found", F.lit(True))
+            )
+            on = _all(
+                [F.col(_quote(c)) == F.col(k) for c, k in zip(columns, keys, strict=True)],
+                lambda x, y: x & y,
+            )
+            joined = checked.join(ref, on, "left")
+            missing = F.col("__av_found").isNull()
+            self.stats.record("count rows and orphans", scan=True)
+            rows, count = joined.agg(
+                F.count(F.lit(1)), F.count(F.when(missing, F.lit(1)))
+            ).collect()[0]
+            orphan = joined.where(missing).select(*(_quote(c) for c in columns))
+            examples: list[tuple[Any, ...]] = []
+            if count:
+                self.stats.record(f"orphan examples {int(limit)}", scan=True)
+                found = orphan.distinct().orderBy(*(_quote(c) for c in columns))
+                examples = [tuple(r) for r in found.limit(int(limit)).collect()]
+        return int(rows), int(count), examples
 
     def aggregate(self, exprs: Sequence[Expr]) -> list[Any]:
         """Run all aggregations in one ``agg`` (one Spark job), inputs projected once."""

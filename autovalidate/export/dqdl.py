@@ -25,6 +25,9 @@ Mapping
   -> ``ColumnValues`` (every value is then within it); ``has_min_length`` with
   a lower bound and ``has_max_length`` with an upper bound -> ``ColumnLength``.
   A fraction assertion (``>= x``) is ``with threshold >= x``.
+  ``has_column`` -> ``ColumnExists``; ``has_column_count`` -> ``ColumnCount``;
+  ``is_fresh`` without a reference time -> ``DataFreshness "col" <= N hours``
+  (relative to the run's time, as autovalidate's default).
 * DQDL has no check levels: Warning-level checks are exported as rules (the
   header lists them).
 * Other constraints are skipped with the reason (listed in the header).
@@ -133,6 +136,14 @@ def _rule(item: Item, notes: list[str]) -> str:
         return _joined(_comparisons("RowCount", bounds(item.assertion)))
     if m == "has_mean":
         return _joined(_comparisons(f"Mean {col}", bounds(item.assertion)))
+    if m == "has_column":
+        return f"ColumnExists {col}"
+    if m == "has_column_count":
+        return _joined(_comparisons("ColumnCount", bounds(item.assertion)))
+    if m == "is_fresh":
+        if item.arg("reference_time") is not None:
+            raise Unmappable("is_fresh with a reference time: DataFreshness is relative to now")
+        return f"DataFreshness {col} <= {number_text(item.arg('max_age_hours'))} hours"
     row_level = {
         "has_min": ("ColumnValues", "low"),
         "has_max": ("ColumnValues", "high"),

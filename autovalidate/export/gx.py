@@ -27,6 +27,16 @@ Mapping
   (``>= 0.9``) is ``mostly``. Nulls are skipped by GX's column-value
   expectations as by autovalidate's. Numeric expectations need numeric
   columns (autovalidate casts CSV text; read the batch with types).
+  ``is_valid_json`` -> ``expect_column_values_to_be_json_parseable``;
+  ``matches_datetime_format`` -> ``expect_column_values_to_match_strftime_format``
+  (GX parses with Python's ``strptime``).
+  ``has_column`` -> ``expect_column_to_exist``; ``has_column_type`` ->
+  ``expect_column_values_to_be_of_type`` (one type) or ``_in_type_list``
+  (GX compares the type names of its own data source); ``has_column_count``
+  -> ``expect_table_column_count_to_equal`` or ``_to_be_between``.
+  ``has_columns`` and ``has_schema`` (whose column lists the export does not
+  rename) and ``is_fresh`` (GX has no age relative to the run's time) are
+  skipped.
 * A Warning-level check's expectations have ``severity: warning``.
 * Other constraints are skipped with the reason (listed in ``meta`` and ``notes``).
 """
@@ -156,6 +166,31 @@ def _expectation(item: Item, notes: list[str]) -> dict[str, Any]:
         key = "min_value" if m == "has_min_length" else "max_value"
         kind = "expect_column_value_lengths_to_be_between"
         kwargs = {"column": column, key: int(wanted) + step}
+    elif m == "is_valid_json":
+        kind = "expect_column_values_to_be_json_parseable"
+        kwargs = _mostly({"column": column}, min_fraction(item.assertion))
+    elif m == "matches_datetime_format":
+        kind = "expect_column_values_to_match_strftime_format"
+        kwargs = _mostly(
+            {"column": column, "strftime_format": item.arg("datetime_format")},
+            min_fraction(item.assertion),
+        )
+    elif m == "has_column":
+        kind, kwargs = "expect_column_to_exist", {"column": column}
+    elif m == "has_column_type":
+        types = item.arg("types")
+        if isinstance(types, str) or len(types) == 1:
+            type_ = types if isinstance(types, str) else types[0]
+            kind, kwargs = "expect_column_values_to_be_of_type", {"column": column, "type_": type_}
+        else:
+            kind = "expect_column_values_to_be_in_type_list"
+            kwargs = {"column": column, "type_list": list(types)}
+    elif m == "has_column_count":
+        b = bounds(item.assertion)
+        if b.low is not None and b.low == b.high and not (b.strict_low or b.strict_high):
+            kind, kwargs = "expect_table_column_count_to_equal", {"value": int(b.low)}
+        else:
+            kind, kwargs = "expect_table_column_count_to_be_between", _row_count(item)
     else:
         raise Unmappable(f"no Great Expectations expectation for {m}")
     return {

@@ -21,7 +21,12 @@ Mapping
   ``is_non_negative``, ``is_positive``, ``is_in_range`` (every row) -> ``min``
   and ``max``; ``has_size`` -> ``row_count``; ``has_min``, ``has_max``,
   ``has_mean`` -> ``min``, ``max``, ``avg``; ``has_min_length``,
-  ``has_max_length`` -> ``min_length``, ``max_length``.
+  ``has_max_length`` -> ``min_length``, ``max_length``; ``has_column`` and
+  ``has_column_type`` (one type) -> a ``schema`` check (``when required column
+  missing``, ``when wrong column type``, Soda comparing its data source's
+  type names); ``is_fresh`` without a reference time -> ``freshness(col) <
+  Nh`` (Soda's age is relative to the scan time; its bound is strict where
+  autovalidate allows the age to equal it).
 * A Warning-level check's checks are written ``warn: when <the failing condition>``.
 * Other constraints are skipped with the reason (listed in the file's header).
 
@@ -91,6 +96,27 @@ class _Check:
         return {line: config} if config else line
 
 
+@dataclass(frozen=True)
+class _SchemaCheck:
+    """A ``schema`` check failing (or warning) on ``conditions``."""
+
+    conditions: dict[str, Any]
+    name: str
+
+    def render(self, warning: bool) -> Any:
+        return {"schema": {"name": self.name, "warn" if warning else "fail": self.conditions}}
+
+
+def _freshness(item: Item, col: str, name: dict[str, Any]) -> _Check:
+    if item.arg("reference_time") is not None:
+        raise Unmappable("is_fresh with a reference time: Soda's freshness is relative to now")
+    minutes = float(item.arg("max_age_hours")) * 60
+    if minutes != int(minutes):
+        raise Unmappable("is_fresh: Soda's freshness takes whole minutes")
+    threshold = f"{int(minutes) // 60}h" if minutes % 60 == 0 else f"{int(minutes)}m"
+    return _Check(f"freshness({col})", "<", threshold, name)
+
+
 def _column(name: str | None) -> str:
     assert name is not None
     if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
@@ -127,10 +153,21 @@ def _every_row(item: Item) -> None:
         raise Unmappable(f"{item.method} on a fraction of the rows: Soda has no such check")
 
 
-def _checks(item: Item, notes: list[str]) -> list[_Check]:
+def _checks(item: Item, notes: list[str]) -> list[_Check] | list[_SchemaCheck]:
     """The checks of one constraint (those of a range: a ``min`` and a ``max``)."""
     m, col = item.method, _column(item.column) if item.column is not None else ""
     name = {"name": f"{item.description}: {item.label}"}
+    if m == "has_column":
+        return [_SchemaCheck({"when required column missing": [item.column]}, name["name"])]
+    if m == "has_column_type":
+        types = item.arg("types")
+        if not isinstance(types, str) and len(types) != 1:
+            raise Unmappable("has_column_type with several types: Soda's schema check takes one")
+        type_ = types if isinstance(types, str) else types[0]
+        wrong = {"when wrong column type": {item.column: type_}}
+        return [_SchemaCheck(wrong, name["name"])]
+    if m == "is_fresh":
+        return [_freshness(item, col, name)]
     if isinstance(item.constraint, PatternConstraint):
         rule = pattern_rule(item.constraint, "sql")
         add_note(notes, rule.notes)

@@ -1,7 +1,8 @@
 """Deequ metrics: analyzers with mergeable states, declared engine-neutrally.
 
 One metric family per module (:mod:`.counts`, :mod:`.statistics`,
-:mod:`.frequencies`, :mod:`.sketches`, :mod:`.strings`), their aggregations as
+:mod:`.frequencies`, :mod:`.sketches`, :mod:`.strings`, :mod:`.schema`,
+:mod:`.reference`), their aggregations as
 :mod:`.expressions` trees. This package declares; it imports no engine.
 :mod:`autovalidate.engines` renders and runs the expressions, and
 :mod:`autovalidate.analysis` runs analyzers in shared scans (Schelter et al.,
@@ -18,10 +19,11 @@ from autovalidate.metrics.base import (
     State,
     merge_states,
 )
-from autovalidate.metrics.counts import Completeness, Compliance, Size
+from autovalidate.metrics.counts import Completeness, Compliance, CustomSql, Size, ZeroCount
 from autovalidate.metrics.frequencies import (
     CountDistinct,
     Distinctness,
+    DuplicateCount,
     Entropy,
     FrequenciesState,
     Histogram,
@@ -29,14 +31,21 @@ from autovalidate.metrics.frequencies import (
     Uniqueness,
     UniqueValueRatio,
 )
+from autovalidate.metrics.reference import DistributionDrift, ReferentialIntegrity
+from autovalidate.metrics.schema import ColumnTypes, NewestTimestamp
 from autovalidate.metrics.sketches import ApproxCountDistinct, ApproxQuantile, ApproxQuantiles
 from autovalidate.metrics.statistics import (
     Correlation,
+    Kurtosis,
     Maximum,
     Mean,
     Minimum,
+    Monotonicity,
+    RatioOfSums,
+    Skewness,
     StandardDeviation,
     Sum,
+    Variance,
 )
 from autovalidate.metrics.strings import (
     DataType,
@@ -54,31 +63,43 @@ __all__ = [
     "ApproxQuantiles",
     "Completeness",
     "Compliance",
+    "ColumnTypes",
     "Correlation",
     "CountDistinct",
+    "CustomSql",
     "DataType",
     "DataTypeInstance",
     "Distinctness",
     "Distribution",
+    "DistributionDrift",
     "DistributionValue",
+    "DuplicateCount",
     "Entity",
     "Entropy",
     "FrequenciesState",
     "Histogram",
+    "Kurtosis",
     "MaxLength",
     "Maximum",
     "Mean",
     "Metric",
     "MinLength",
     "Minimum",
+    "Monotonicity",
     "MutualInformation",
+    "NewestTimestamp",
     "PatternConformance",
     "PatternMatch",
+    "RatioOfSums",
+    "ReferentialIntegrity",
     "Size",
+    "Skewness",
     "StandardDeviation",
     "State",
     "Sum",
     "UniqueValueRatio",
     "Uniqueness",
+    "Variance",
+    "ZeroCount",
     "merge_states",
 ]

@@ -43,16 +43,19 @@ __all__ = [
     "ColumnKind",
     "Distribution",
     "DistributionValue",
+    "EngineAnalyzer",
     "Entity",
     "FrequencyBasedAnalyzer",
     "FrequencyTable",
     "Grouping",
     "Metric",
     "MetricValue",
+    "QueryEngine",
     "Schema",
     "ScanShareableAnalyzer",
     "ScanShareableFrequencyBasedAnalyzer",
     "State",
+    "TableSchema",
     "merge_states",
 ]
 
@@ -117,8 +120,32 @@ class Distribution:
         return entry.ratio if entry is not None else 0.0
 
 
-#: A metric's value: a number, a distribution, or numbers by key.
-MetricValue = float | Distribution | Mapping[str, float]
+@dataclass(frozen=True)
+class TableSchema:
+    """The columns of a data set and their types, as the engine names them.
+
+    Attributes
+    ----------
+    columns
+        ``(name, type)`` pairs in the data's column order; the type is the
+        engine's own name (DuckDB ``BIGINT``, ``VARCHAR``; Spark ``bigint``,
+        ``string``).
+    """
+
+    columns: tuple[tuple[str, str], ...]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The column names, in order."""
+        return tuple(name for name, _ in self.columns)
+
+    def type_of(self, column: str) -> str | None:
+        """The type of ``column``, ``None`` if the data has no such column."""
+        return dict(self.columns).get(column)
+
+
+#: A metric's value: a number, a distribution, numbers by key, or a schema.
+MetricValue = float | Distribution | Mapping[str, float] | TableSchema
 
 
 @dataclass(frozen=True)
@@ -138,6 +165,9 @@ class Metric:
     error
         Why the computation failed (an empty state, a missing column, an engine
         error), else ``None``.
+    details
+        Findings beside the value (the counts and example values of
+        :class:`~autovalidate.metrics.ReferentialIntegrity`), else ``None``.
     """
 
     entity: Entity
@@ -145,6 +175,7 @@ class Metric:
     name: str
     value: MetricValue | None
     error: Exception | None = None
+    details: Mapping[str, Any] | None = None
 
     @property
     def is_success(self) -> bool:
@@ -155,8 +186,9 @@ class Metric:
         """Return the metric as ``(name, number)`` pairs, as Deequ's ``flatten`` does.
 
         A distribution becomes ``name.bins``, ``name.abs.<bin>`` and
-        ``name.ratio.<bin>``; keyed values become ``name-<key>``. A failed
-        metric has no pairs.
+        ``name.ratio.<bin>``; keyed values become ``name-<key>``; a schema
+        becomes ``name.columns`` (its column count). A failed metric has no
+        pairs.
         """
         value = self.value
         if value is None:
@@ -169,17 +201,22 @@ class Metric:
             return pairs
         if isinstance(value, Mapping):
             return [(f"{self.name}-{key}", float(v)) for key, v in value.items()]
+        if isinstance(value, TableSchema):
+            return [(f"{self.name}.columns", float(len(value.columns)))]
         return [(self.name, float(value))]
 
     def to_dict(self) -> dict[str, Any]:
         """Give the metric as JSON-ready data (see :func:`plain`); ``error`` is its message."""
-        return {
+        out = {
             "entity": self.entity.value,
             "instance": self.instance,
             "name": self.name,
             "value": plain(self.value),
             "error": None if self.error is None else str(self.error),
         }
+        if self.details is not None:
+            out["details"] = dict(self.details)
+        return out
 
 
 def plain(value: Any) -> Any:
@@ -193,6 +230,8 @@ def plain(value: Any) -> Any:
         }
     if isinstance(value, Mapping):
         return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, TableSchema):
+        return {"columns": [list(c) for c in value.columns]}
     if isinstance(value, float) and math.isnan(value):
         return None
     return value
@@ -259,9 +298,26 @@ def is_numeric(column: str) -> Precondition:
     return check
 
 
+def is_text(column: str) -> Precondition:
+    """Precondition: ``column`` has a text type (Deequ's ``isString``).
+
+    A column of any other type (numbers, booleans, dates, nested) fails it;
+    on untyped data (CSV read as text) every column is text.
+    """
+
+    def check(schema: Schema) -> None:
+        kind = schema.get(column)
+        if kind is not None and kind is not ColumnKind.STRING:
+            raise DataError(
+                f"column {column!r} has a {kind.value} type; the analyzer needs a text column"
+            )
+
+    return check
+
+
 def where_expr(where: str | None) -> Expr | None:
-    """Return a user's ``where`` filter as an expression."""
-    return None if where is None else Sql(where)
+    """Return a user's ``where`` filter, Spark SQL (Deequ's dialect), as an expression."""
+    return None if where is None else Sql(where, "spark")
 
 
 def _field_text(value: object) -> str:
@@ -378,6 +434,25 @@ class ColumnAnalyzer(Analyzer):
         return (has_column(self.column),)
 
 
+class EngineAnalyzer(Analyzer):
+    """An analyzer that runs queries of its own rather than join the shared scan.
+
+    It reads a second data set (a reference batch), or its query would slow
+    the shared scan down for every analyzer in it (a sort of the whole data).
+    It keeps no state: its metric always reads the data.
+    """
+
+    @abstractmethod
+    def metric_from_engine(self, engine: QueryEngine) -> Metric:
+        """Compute the metric with ``engine``, an :class:`~autovalidate.engines.Engine`.
+
+        Raises
+        ------
+        AutovalidateError
+            What the engine raises; the runner makes a query's error a failed metric.
+        """
+
+
 class ScanShareableAnalyzer(Analyzer):
     """An analyzer whose state comes from aggregations over the rows (one shared scan).
 
@@ -453,6 +528,41 @@ class FrequencyTable(Protocol):
 
     def to_arrow(self) -> pa.Table:
         """Return the whole table as Arrow."""
+        ...
+
+
+class QueryEngine(Protocol):
+    """What an :class:`EngineAnalyzer` asks of an engine (:class:`autovalidate.engines.Engine`)."""
+
+    def schema(self) -> Schema:
+        """Column name -> kind."""
+        ...
+
+    def aggregate(self, exprs: Sequence[Expr]) -> list[Any]:
+        """Evaluate aggregations over all rows in one query."""
+        ...
+
+    def frequencies(self, grouping: Grouping, *, materialize: bool) -> FrequencyTable:
+        """Group the data."""
+        ...
+
+    def custom_query(self, text: str) -> list[tuple[Any, ...]]:
+        """Run a custom Spark SQL query reading the data as table ``data``."""
+        ...
+
+    def reference(self, data: Any) -> QueryEngine:
+        """An engine over a reference batch read alongside this one's data."""
+        ...
+
+    def orphans(
+        self,
+        columns: Sequence[str],
+        reference: Any,
+        reference_columns: Sequence[str],
+        where: Expr | None,
+        limit: int,
+    ) -> tuple[int, int, list[tuple[Any, ...]]]:
+        """Rows whose values match no row of ``reference``: checked, orphans, examples."""
         ...
 
 

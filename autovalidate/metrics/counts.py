@@ -1,6 +1,6 @@
-"""Counts and ratios of rows: Size, Completeness, Compliance.
+"""Counts and ratios of rows: Size, ZeroCount, Completeness, Compliance; CustomSql.
 
-States (ICDE 2019, Table I): a row count for Size, and ``(#matches, #rows)``
+States (ICDE 2019, Table I): a row count for Size and ZeroCount, and ``(#matches, #rows)``
 for the ratios, merged by addition.
 """
 
@@ -10,18 +10,32 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from autovalidate.errors import DataError
 from autovalidate.metrics import expressions as E
 from autovalidate.metrics.base import (
     ColumnAnalyzer,
+    EngineAnalyzer,
     Entity,
+    Metric,
     Precondition,
+    QueryEngine,
     ScanShareableAnalyzer,
     State,
     has_column,
+    is_numeric,
     where_expr,
 )
+from autovalidate.user_code import check_sql_query
 
-__all__ = ["Completeness", "Compliance", "NumMatches", "NumMatchesAndCount", "Size"]
+__all__ = [
+    "Completeness",
+    "Compliance",
+    "CustomSql",
+    "NumMatches",
+    "NumMatchesAndCount",
+    "Size",
+    "ZeroCount",
+]
 
 
 @dataclass(frozen=True)
@@ -118,6 +132,45 @@ class Size(ScanShareableAnalyzer):
 
 
 @dataclass(frozen=True)
+class ZeroCount(ColumnAnalyzer, ScanShareableAnalyzer):
+    """Number of rows whose numeric ``column`` is 0 (a float count; 0.0 without rows).
+
+    Rows failing ``where`` and nulls are not counted; ``-0.0`` is 0.
+
+    References
+    ----------
+    whylogs' and Soda's count of zeros; GX ``expect_column_values_to_not_be_in_set([0])``.
+    """
+
+    column: str
+    where: str | None = None
+
+    metric_name = "ZeroCount"
+    state_class = NumMatches
+
+    def preconditions(self) -> Sequence[Precondition]:
+        """Require the column to exist and be numeric."""
+        return (has_column(self.column), is_numeric(self.column))
+
+    def numeric_columns(self) -> tuple[str, ...]:
+        """The column."""
+        return (self.column,)
+
+    def aggregations(self) -> tuple[E.Expr, ...]:
+        """Rows passing the filter whose value is 0."""
+        value = E.to_double(E.col(self.column))
+        return (E.count_where(E.where_condition(E.eq(value, E.lit(0.0)), where_expr(self.where))),)
+
+    def state_from_aggregates(self, values: Sequence[Any]) -> NumMatches:
+        """Return the count."""
+        return NumMatches(int(values[0] or 0))
+
+    def metric_value(self, state: NumMatches) -> float:
+        """Return the count as a float."""
+        return float(state.num_matches)
+
+
+@dataclass(frozen=True)
 class Completeness(ColumnAnalyzer, RatioAnalyzer):
     """Fraction of rows where ``column`` is not null (Deequ ``Completeness``).
 
@@ -201,3 +254,50 @@ class Compliance(RatioAnalyzer):
     def row_violation(self) -> E.Expr:
         """A row passing ``where`` where the predicate is false or null."""
         return E.where_condition(E.not_true(self.predicate_expr()), where_expr(self.where))
+
+
+@dataclass(frozen=True)
+class CustomSql(EngineAnalyzer):
+    """The number a custom SQL query computes over the data (Deequ ``CustomSql``).
+
+    ``query`` is one Spark SQL ``SELECT`` reading the data as table ``data``
+    (DuckDB runs sqlglot's translation) and returning one row with one
+    number, e.g. ``SELECT count(*) FROM data WHERE shipped < ordered``. It
+    may read no other table (:func:`~autovalidate.user_code.check_sql_query`,
+    checked when the analyzer is made); on DuckDB a suite's query also runs
+    sandboxed. Its own query, no state.
+
+    Raises
+    ------
+    UnsafeInputError
+        If the query reads anything but the data.
+
+    References
+    ----------
+    Deequ ``CustomSql``; Soda user-defined metrics (``<metric> query``).
+    """
+
+    query: str
+
+    metric_name = "CustomSql"
+
+    def __post_init__(self) -> None:
+        check_sql_query(self.query, "custom SQL")
+
+    @property
+    def instance(self) -> str:
+        """The data set: ``"*"``."""
+        return "*"
+
+    @property
+    def entity(self) -> Entity:
+        """A dataset metric."""
+        return Entity.DATASET
+
+    def metric_from_engine(self, engine: QueryEngine) -> Metric:
+        """Run the query; a failure unless it gives one row with one number."""
+        rows = engine.custom_query(self.query)
+        if len(rows) != 1 or len(rows[0]) != 1 or not isinstance(rows[0][0], (int, float)):
+            shape = f"{len(rows)} rows of {len(rows[0]) if rows else 0} columns"
+            return self.failure(DataError(f"custom SQL must give one number, gave {shape}"))
+        return self.success(float(rows[0][0]))

@@ -21,8 +21,10 @@ Semantics every renderer keeps:
   (``regexp_full_match``), ``java.util.regex`` on Spark (``rlike`` with the
   pattern wrapped in ``\A(?:...)\z`` unless it is so anchored already:
   :func:`anchored_regex`). Write patterns in the subset both dialects share.
-* :class:`Sql` is user text in the engine's own SQL dialect (a ``where``
-  filter, a ``satisfies`` predicate), used as given.
+* :class:`Sql` is user text: a ``satisfies`` predicate in the engine's own
+  SQL dialect, used as given; a ``where`` filter in Spark SQL (Deequ's
+  dialect) on every engine, which Spark runs as given and DuckDB runs
+  translated (:func:`autovalidate.engines.duckdb.from_spark_sql`).
 """
 
 from __future__ import annotations
@@ -51,12 +53,16 @@ __all__ = [
     "count_where",
     "covar_pop",
     "distinct_set",
+    "epoch_micros",
     "eq",
     "full_match",
     "ge",
     "gt",
     "hll_code",
+    "java_datetime_pattern",
+    "kurtosis_pop",
     "is_in",
+    "is_json",
     "is_not_null",
     "is_null",
     "le",
@@ -72,14 +78,18 @@ __all__ = [
     "not_",
     "not_true",
     "or_",
+    "parses_as_datetime",
     "project_aggregate_inputs",
     "quote_identifier",
     "quantile_grid",
     "quantile_grid_probabilities",
+    "running_extreme_before",
+    "skewness_pop",
     "smallest_values",
     "sql",
     "sql_literal",
     "sql_texts",
+    "sub",
     "to_double",
     "to_sql",
     "to_text",
@@ -116,9 +126,14 @@ class Lit(Expr):
 
 @dataclass(frozen=True)
 class Sql(Expr):
-    """A user's SQL expression in the engine's own dialect, used verbatim."""
+    """A user's SQL expression.
+
+    ``dialect`` ``None`` is the engine's own dialect, used verbatim;
+    ``"spark"`` is Spark SQL on every engine (a ``where`` filter).
+    """
 
     text: str
+    dialect: str | None = None
 
 
 @dataclass(frozen=True)
@@ -150,6 +165,8 @@ AGGREGATE_FUNCTIONS = frozenset(
         "distinct_set",
         "smallest_values",
         "quantile_grid",
+        "skewness_pop",
+        "kurtosis_pop",
     }
 )
 
@@ -251,6 +268,24 @@ def covar_pop(x: Expr, y: Expr) -> Call:
     return _call("covar_pop", x, y)
 
 
+def skewness_pop(x: Expr) -> Call:
+    """Population skewness ``m3 / m2^1.5`` of the non-null values of ``x``.
+
+    Null with fewer than three values or none that differ (DuckDB) or with
+    none that differ (Spark). Spark ``skewness``; DuckDB's sample ``skewness``
+    times ``(n - 2) / sqrt(n (n - 1))``.
+    """
+    return _call("skewness_pop", x)
+
+
+def kurtosis_pop(x: Expr) -> Call:
+    """Population excess kurtosis ``m4 / m2^2 - 3`` of the non-null values of ``x``.
+
+    Null with none that differ. Spark ``kurtosis``, DuckDB ``kurtosis_pop``.
+    """
+    return _call("kurtosis_pop", x)
+
+
 def distinct_set(x: Expr) -> Call:
     """Return the set of distinct non-null values of ``x``, as a list in no particular order."""
     return _call("distinct_set", x)
@@ -296,8 +331,22 @@ def quantile_grid_probabilities(grid_size: int) -> list[float]:
     return [max(0.0, i / grid_size - 1e-12) for i in range(grid_size + 1)]
 
 
+def running_extreme_before(x: Expr, order_by: Expr, *, largest: bool) -> Call:
+    """The largest (or smallest) non-null ``x`` of the rows before this one in ``order_by``.
+
+    A window over the whole data sorted by ``order_by`` (``max(x) OVER (ORDER
+    BY order_by ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)``): null on
+    the first row and while all earlier values are null. Rows tied in
+    ``order_by`` come in the engine's order.
+    """
+    return _call("running_max_before" if largest else "running_min_before", x, order_by)
+
+
 def window_sum(x: Expr, partition_by: Sequence[Expr]) -> Call:
-    """Sum of ``x`` over the rows that share the values of ``partition_by`` (a window)."""
+    """Sum of ``x`` over the rows that share the values of ``partition_by`` (a window).
+
+    With no ``partition_by`` the window is the whole table: every row gets the total.
+    """
     return _call("window_sum", x, *partition_by)
 
 
@@ -388,9 +437,25 @@ def mul(x: Expr, y: Expr) -> Call:
     return _call("mul", x, y)
 
 
+def sub(x: Expr, y: Expr) -> Call:
+    """``x - y``."""
+    return _call("sub", x, y)
+
+
 def ln(x: Expr) -> Call:
     """Natural logarithm."""
     return _call("ln", x)
+
+
+def epoch_micros(x: Expr) -> Call:
+    """Microseconds since the Unix epoch of ``x`` read as a timestamp; null where it is none.
+
+    A try cast to a timestamp with time zone: a value without a zone (a date,
+    a naive timestamp, text) is read in the session's time zone. DuckDB
+    ``epoch_us(TRY_CAST(x AS TIMESTAMPTZ))``, Spark
+    ``unix_micros(try_cast(x as timestamp))``.
+    """
+    return _call("epoch_micros", x)
 
 
 def to_double(x: Expr) -> Call:
@@ -461,6 +526,99 @@ def _is_anchored_group(regex: str) -> bool:
                 return False
         i += 1
     return i == last and depth == 0 and not in_class
+
+
+def is_json(x: Expr) -> Call:
+    """Test whether the text ``x`` is one JSON value (RFC 8259: an object, array or scalar).
+
+    DuckDB ``json_valid``, Spark ``try_parse_json(x) IS NOT NULL``; null where
+    ``x`` is null on DuckDB, false on Spark (test nulls apart).
+    """
+    return _call("is_json", x)
+
+
+#: strptime directives -> Java ``DateTimeFormatter`` letters (Spark's datetime patterns).
+#: Numbers take one letter, so that parsing accepts them with or without zero padding,
+#: as DuckDB's ``strptime`` does.
+_JAVA_DATETIME = {
+    "Y": "yyyy",
+    "y": "yy",
+    "m": "M",
+    "d": "d",
+    "H": "H",
+    "I": "h",
+    "M": "m",
+    "S": "s",
+    "f": "SSSSSS",
+    "j": "D",
+    "b": "MMM",
+    "B": "MMMM",
+    "a": "EEE",
+    "A": "EEEE",
+    "p": "a",
+    "z": "Z",
+}
+
+
+def java_datetime_pattern(strptime_format: str) -> str:
+    """The Spark (Java ``DateTimeFormatter``) pattern of a strptime format.
+
+    Directives map as :data:`_JAVA_DATETIME` lists; every other text is
+    quoted as a literal (``%Y-%m-%d`` -> ``yyyy'-'M'-'d``), ``%%`` is a ``%``.
+
+    Raises
+    ------
+    ParameterError
+        For a directive outside that list (``%U``, ``%c``...) or a lone ``%`` at the end.
+    """
+    from autovalidate.errors import ParameterError
+
+    out: list[str] = []
+    literal: list[str] = []
+
+    def flush() -> None:
+        if literal:
+            out.append("'" + "".join(literal).replace("'", "''") + "'")
+            literal.clear()
+
+    i = 0
+    while i < len(strptime_format):
+        ch = strptime_format[i]
+        if ch != "%":
+            literal.append(ch)
+            i += 1
+            continue
+        directive = strptime_format[i + 1 : i + 2]
+        if directive == "%":
+            literal.append("%")
+        elif directive in _JAVA_DATETIME:
+            flush()
+            out.append(_JAVA_DATETIME[directive])
+        else:
+            raise ParameterError(
+                f"strptime directive %{directive} in {strptime_format!r} is not supported; "
+                f"use %% or one of {', '.join('%' + d for d in _JAVA_DATETIME)}"
+            )
+        i += 2
+    flush()
+    return "".join(out)
+
+
+def parses_as_datetime(x: Expr, strptime_format: str) -> Call:
+    """Test whether the text ``x`` parses as a date/time in ``strptime_format``; false for null.
+
+    DuckDB ``try_strptime(x, format) IS NOT NULL``; Spark
+    ``try_to_timestamp(x, pattern) IS NOT NULL`` with the pattern of
+    :func:`java_datetime_pattern`. The whole text must parse, and the date
+    must exist (no February 30).
+
+    Raises
+    ------
+    ParameterError
+        If the format has a directive :func:`java_datetime_pattern` cannot map.
+    """
+    java_datetime_pattern(strptime_format)
+    return _call("parses_as_datetime", x, lit(strptime_format))
 
 
 def is_in(x: Expr, values: Iterable[Scalar]) -> Call:
@@ -541,6 +699,10 @@ _SQL: dict[str, Callable[[list[str]], str]] = {
     "avg": lambda a: f"avg({a[0]})",
     "var_pop": lambda a: f"var_pop({a[0]})",
     "covar_pop": lambda a: f"covar_pop({a[0]}, {a[1]})",
+    "kurtosis_pop": lambda a: f"kurtosis_pop({a[0]})",
+    "skewness_pop": lambda a: (
+        f"(skewness({a[0]}) * (count({a[0]}) - 2) / sqrt(count({a[0]}) * (count({a[0]}) - 1)))"
+    ),
     "distinct_set": lambda a: f"list(DISTINCT {a[0]})",
     "smallest_values": lambda a: f"min_by({a[0]}, {a[0]}, {a[1]})",
     "is_null": lambda a: f"({a[0]} IS NULL)",
@@ -556,12 +718,17 @@ _SQL: dict[str, Callable[[list[str]], str]] = {
     "gt": lambda a: f"({a[0]} > {a[1]})",
     "ge": lambda a: f"({a[0]} >= {a[1]})",
     "mul": lambda a: f"({a[0]} * {a[1]})",
+    "sub": lambda a: f"({a[0]} - {a[1]})",
     "ln": lambda a: f"ln({a[0]})",
     "to_double": lambda a: f"TRY_CAST({a[0]} AS DOUBLE)",
     "to_text": lambda a: f"CAST({a[0]} AS VARCHAR)",
     "length": lambda a: f"length({a[0]})",
     "is_in": lambda a: f"({a[0]} IN ({', '.join(a[1:])}))" if len(a) > 1 else "FALSE",
-    "window_sum": lambda a: f"sum({a[0]}) OVER (PARTITION BY {', '.join(a[1:])})",
+    "is_json": lambda a: f"json_valid({a[0]})",
+    "parses_as_datetime": lambda a: f"(try_strptime({a[0]}, {a[1]}) IS NOT NULL)",
+    "window_sum": lambda a: (
+        f"sum({a[0]}) OVER (PARTITION BY {', '.join(a[1:])})" if a[1:] else f"sum({a[0]}) OVER ()"
+    ),
 }
 
 #: An engine's rendering of the calls the shared SQL text leaves to it: gets the

@@ -41,6 +41,7 @@ from autovalidate.metrics.base import (
 __all__ = [
     "CountDistinct",
     "Distinctness",
+    "DuplicateCount",
     "Entropy",
     "FrequenciesState",
     "Histogram",
@@ -102,6 +103,18 @@ def _columns(value: str | Sequence[str]) -> tuple[str, ...]:
     return (value,) if isinstance(value, str) else tuple(value)
 
 
+def _key_names(columns: Sequence[str]) -> list[str]:
+    """The columns as unique key names: the n-th repeat of ``c`` is ``c#n``."""
+    names: list[str] = []
+    for c in columns:
+        name, n = c, 1
+        while name in names:
+            n += 1
+            name = f"{c}#{n}"
+        names.append(name)
+    return names
+
+
 class GroupedColumnsAnalyzer(FrequencyBasedAnalyzer):
     """Frequencies of the value combinations of one or more columns."""
 
@@ -131,9 +144,16 @@ class GroupedColumnsAnalyzer(FrequencyBasedAnalyzer):
 
     @property
     def grouping(self) -> Grouping:
-        """Group by the columns, rows with at least one non-null value."""
+        """Group by the columns, rows with at least one non-null value.
+
+        A column named twice (``MutualInformation(a, a)``) gets a second key
+        named ``a#2``, so that no key name is ambiguous (Spark refuses a
+        duplicate name; DuckDB picks one of them).
+        """
         return Grouping(
-            tuple((c, E.col(c)) for c in self.columns), where_expr(self.where), drop_all_null=True
+            tuple(zip(_key_names(self.columns), map(E.col, self.columns), strict=True)),
+            where_expr(self.where),
+            drop_all_null=True,
         )
 
 
@@ -235,12 +255,43 @@ class CountDistinct(GroupedColumnsAnalyzer, ScanShareableFrequencyBasedAnalyzer)
 
 
 @dataclass(frozen=True)
+class DuplicateCount(GroupedColumnsAnalyzer, ScanShareableFrequencyBasedAnalyzer):
+    """Rows that repeat an earlier row's values of ``columns`` (a float count).
+
+    ``sum over values of (count - 1)``: the rows minus the distinct values,
+    among the rows where at least one of the columns is not null (as the
+    other frequency metrics). Name every column for duplicate rows. 0.0 when
+    no row is considered.
+
+    References
+    ----------
+    Soda ``duplicate_count``; GX ``expect_compound_columns_to_be_unique``
+    (its unexpected count).
+    """
+
+    columns: str | Sequence[str]
+    where: str | None = None
+
+    metric_name = "DuplicateCount"
+
+    def frequency_aggregations(self) -> tuple[E.Expr, ...]:
+        """Rows, and distinct values."""
+        return (E.total(COUNT), E.count_star())
+
+    def metric_from_aggregates(self, values: Sequence[Any]) -> Metric:
+        """``rows - distinct values``."""
+        return self.success(float(int(values[0] or 0) - int(values[1] or 0)))
+
+
+@dataclass(frozen=True)
 class Entropy(GroupedColumnsAnalyzer, ScanShareableFrequencyBasedAnalyzer):
     """Entropy of the value distribution of a column, in nats (Deequ ``Entropy``).
 
     ``-sum_v (c_v / N) ln(c_v / N)`` over the non-null values ``v`` with counts
     ``c_v`` and ``N`` non-null rows, computed as ``ln N - sum_v c_v ln c_v / N``.
-    Non-negative; at most ``ln`` of the number of distinct values.
+    Non-negative; at most ``ln`` of the number of distinct values. Exactly 0.0
+    for a column with one distinct value, on every engine (the formula's two
+    terms would round apart by an ulp, in the engine's ``ln`` against Python's).
 
     References
     ----------
@@ -253,14 +304,16 @@ class Entropy(GroupedColumnsAnalyzer, ScanShareableFrequencyBasedAnalyzer):
     metric_name = "Entropy"
 
     def frequency_aggregations(self) -> tuple[E.Expr, ...]:
-        """``sum c ln c`` and rows."""
-        return (E.total(E.mul(COUNT, E.ln(COUNT))), E.total(COUNT))
+        """``sum c ln c``, rows and distinct values."""
+        return (E.total(E.mul(COUNT, E.ln(COUNT))), E.total(COUNT), E.count_star())
 
     def metric_from_aggregates(self, values: Sequence[Any]) -> Metric:
-        """``ln N - S / N``; an empty-state failure without rows."""
+        """``ln N - S / N``, 0.0 for one distinct value; an empty-state failure without rows."""
         n = values[1]
         if not n:
             return self.empty()
+        if values[2] == 1:
+            return self.success(0.0)
         return self.success(max(0.0, math.log(n) - float(values[0]) / n))
 
 
@@ -271,8 +324,10 @@ class MutualInformation(GroupedColumnsAnalyzer):
     ``sum (c_xy / N) ln((c_xy / N) / ((c_x / N) (c_y / N)))`` over the pairs
     where both values are present, with ``N`` the rows where at least one is
     present and the marginal counts ``c_x``, ``c_y`` taken over those rows, as
-    Deequ does (its join on the marginals drops the null keys). Zero for
-    independent columns.
+    Deequ does (its join on the marginals drops the null keys). Each term is
+    computed as ``c_xy (ln(c_xy N) - ln(c_x c_y))``, so that the metric is
+    exactly 0.0 on every engine when the columns are independent in the data
+    (``c_xy N == c_x c_y`` for every pair).
 
     References
     ----------
@@ -293,27 +348,26 @@ class MutualInformation(GroupedColumnsAnalyzer):
 
     def metric_from_frequencies(self, table: FrequencyTable) -> Metric:
         """One query over the frequencies with the marginals as window sums."""
-        x, y = (E.col(c) for c in self.columns)
+        x, y = (E.col(c) for c in self.grouping.key_names)
         both = E.and_(E.is_not_null(x), E.is_not_null(y))
         derived = {
             "__av_cx": E.window_sum(COUNT, [x]),
             "__av_cy": E.window_sum(COUNT, [y]),
+            "__av_n": E.window_sum(COUNT, []),
         }
-        s_xy, s_x, s_y, n_both, n = table.aggregate(
+        count = E.to_double(COUNT)
+        joint = E.mul(count, E.to_double(E.col("__av_n")))
+        marginals = E.mul(E.to_double(E.col("__av_cx")), E.to_double(E.col("__av_cy")))
+        terms, n = table.aggregate(
             [
-                E.total(E.when(both, E.mul(COUNT, E.ln(COUNT)))),
-                E.total(E.when(both, E.mul(COUNT, E.ln(E.col("__av_cx"))))),
-                E.total(E.when(both, E.mul(COUNT, E.ln(E.col("__av_cy"))))),
-                E.total(E.when(both, COUNT)),
+                E.total(E.when(both, E.mul(count, E.sub(E.ln(joint), E.ln(marginals))))),
                 E.total(COUNT),
             ],
             derived,
         )
         if not n:
             return self.empty()
-        if not n_both:
-            return self.success(0.0)
-        return self.success((s_xy - s_x - s_y) / n + n_both / n * math.log(n))
+        return self.success(float(terms or 0.0) / n)
 
 
 #: Deequ's ``Histogram.NullFieldReplacement``.

@@ -1,11 +1,14 @@
-"""Statistics of numeric columns: Minimum, Maximum, Mean, Sum, StandardDeviation, Correlation.
+"""Statistics of numeric columns: extremes, sums, means, central moments, correlation.
 
-Values are read as 64-bit floats and nulls are skipped. States follow ICDE 2019,
-Table I: the current extreme (merged with min/max), ``(sum, count)``, and the
-first two central moments (merged with Chan et al.'s pairwise update), which
-the engines compute with their numerically stable ``var_pop`` and
-``covar_pop``. Exact up to floating-point summation order: the two engines
-agree to about 1e-12 relative.
+Minimum, Maximum, Mean, Sum, StandardDeviation, Correlation, Variance,
+Skewness, Kurtosis, RatioOfSums and Monotonicity. Values are read as 64-bit floats and
+nulls are skipped. States follow ICDE 2019, Table I: the current extreme
+(merged with min/max), ``(sum, count)``, and the first two central moments
+(merged with Chan et al.'s pairwise update), which the engines compute with
+their numerically stable ``var_pop`` and ``covar_pop``; the first four
+(:class:`MomentsState`, merged with Pébay's update) from ``var_pop`` and the
+engines' population skewness and kurtosis. Exact up to floating-point
+summation order: the two engines agree to about 1e-12 relative.
 """
 
 from __future__ import annotations
@@ -18,8 +21,11 @@ from typing import Any, ClassVar
 from autovalidate.metrics import expressions as E
 from autovalidate.metrics.base import (
     ColumnAnalyzer,
+    EngineAnalyzer,
     Entity,
+    Metric,
     Precondition,
+    QueryEngine,
     ScanShareableAnalyzer,
     State,
     has_column,
@@ -36,6 +42,13 @@ __all__ = [
     "MeanState",
     "MinState",
     "Minimum",
+    "Monotonicity",
+    "MomentsState",
+    "RatioOfSums",
+    "RatioOfSumsState",
+    "Skewness",
+    "Kurtosis",
+    "Variance",
     "StandardDeviation",
     "StandardDeviationState",
     "Sum",
@@ -135,6 +148,56 @@ class CorrelationState(State):
             self.ck + other.ck + dx * dy * n1 * n2 / n,
             self.x_mk + other.x_mk + dx * dx * n1 * n2 / n,
             self.y_mk + other.y_mk + dy * dy * n1 * n2 / n,
+        )
+
+
+@dataclass(frozen=True)
+class MomentsState(State):
+    """Count, mean and the sums of 2nd, 3rd and 4th powers of deviations (``n`` >= 1).
+
+    ``m_k = sum (x - mean)^k``; merged exactly (up to rounding) with Pébay's
+    pairwise update (Sandia report SAND2008-6212, Eq. 1.5-1.6).
+    """
+
+    n: int
+    avg: float
+    m2: float
+    m3: float
+    m4: float
+
+    def merge(self, other: MomentsState) -> MomentsState:
+        """Pébay's update of the central moments of the union."""
+        na, nb = self.n, other.n
+        n = na + nb
+        d = other.avg - self.avg
+        m2 = self.m2 + other.m2 + d * d * na * nb / n
+        m3 = (
+            self.m3
+            + other.m3
+            + d**3 * na * nb * (na - nb) / n**2
+            + 3 * d * (na * other.m2 - nb * self.m2) / n
+        )
+        m4 = (
+            self.m4
+            + other.m4
+            + d**4 * na * nb * (na * na - na * nb + nb * nb) / n**3
+            + 6 * d * d * (na * na * other.m2 + nb * nb * self.m2) / n**2
+            + 4 * d * (na * other.m3 - nb * self.m3) / n
+        )
+        return MomentsState(n, self.avg + d * nb / n, m2, m3, m4)
+
+
+@dataclass(frozen=True)
+class RatioOfSumsState(State):
+    """The sums of the two columns (each skipping its own nulls)."""
+
+    numerator: float
+    denominator: float
+
+    def merge(self, other: RatioOfSumsState) -> RatioOfSumsState:
+        """Add the sums."""
+        return RatioOfSumsState(
+            self.numerator + other.numerator, self.denominator + other.denominator
         )
 
 
@@ -372,3 +435,222 @@ class Correlation(ScanShareableAnalyzer):
         """``ck / sqrt(x_mk * y_mk)``."""
         denominator = math.sqrt(state.x_mk * state.y_mk)
         return state.ck / denominator if denominator else math.nan
+
+
+class MomentsAnalyzer(NumericColumnAnalyzer):
+    """A statistic of the first four central moments of a numeric column."""
+
+    state_class = MomentsState
+
+    def aggregations(self) -> tuple[E.Expr, ...]:
+        """``count``, ``avg``, ``var_pop``, population skewness and kurtosis."""
+        values = self.values()
+        return (
+            E.count_non_null(values),
+            E.mean(values),
+            E.var_pop(values),
+            E.skewness_pop(values),
+            E.kurtosis_pop(values),
+        )
+
+    def state_from_aggregates(self, values: Sequence[Any]) -> MomentsState | None:
+        """The moments from ``var_pop``, skewness and kurtosis; ``None`` without values.
+
+        Where the engine gives no skewness or kurtosis (all values equal; two
+        values on DuckDB) the third moment is 0 (two values are symmetric)
+        and, with all values equal, the fourth too.
+        """
+        n = int(values[0] or 0)
+        if n == 0:
+            return None
+        variance = float(values[2])
+        m2 = variance * n
+        skew = 0.0 if values[3] is None else float(values[3])
+        if values[4] is None:
+            m4 = 0.0 if variance == 0 else (n * variance * variance)  # n = 2: m4 / m2^2 = 1
+        else:
+            m4 = (float(values[4]) + 3.0) * n * variance * variance
+        return MomentsState(n, float(values[1]), m2, skew * n * variance**1.5, m4)
+
+
+@dataclass(frozen=True)
+class Variance(MomentsAnalyzer):
+    """Population variance ``m2 / n`` of a numeric column (Deequ's ``StandardDeviation`` squared).
+
+    References
+    ----------
+    GX ``expect_column_stdev_to_be_between`` (squared); whylogs variance.
+    """
+
+    column: str
+    where: str | None = None
+
+    metric_name = "Variance"
+
+    def metric_value(self, state: MomentsState) -> float:
+        """``m2 / n``."""
+        return state.m2 / state.n
+
+
+@dataclass(frozen=True)
+class Skewness(MomentsAnalyzer):
+    """Population skewness ``sqrt(n) m3 / m2^1.5`` of a numeric column (unitless).
+
+    NaN when all values are equal. scipy's ``skew(x, bias=True)``.
+
+    References
+    ----------
+    Pébay, SAND2008-6212; scipy.stats.skew.
+    """
+
+    column: str
+    where: str | None = None
+
+    metric_name = "Skewness"
+
+    def metric_value(self, state: MomentsState) -> float:
+        """``sqrt(n) m3 / m2^1.5``."""
+        if state.m2 == 0:
+            return math.nan
+        return math.sqrt(state.n) * state.m3 / state.m2**1.5
+
+
+@dataclass(frozen=True)
+class Kurtosis(MomentsAnalyzer):
+    """Population excess kurtosis ``n m4 / m2^2 - 3`` of a numeric column (unitless).
+
+    NaN when all values are equal. scipy's ``kurtosis(x, fisher=True, bias=True)``.
+
+    References
+    ----------
+    Pébay, SAND2008-6212; scipy.stats.kurtosis.
+    """
+
+    column: str
+    where: str | None = None
+
+    metric_name = "Kurtosis"
+
+    def metric_value(self, state: MomentsState) -> float:
+        """``n m4 / m2^2 - 3``."""
+        if state.m2 == 0:
+            return math.nan
+        return state.n * state.m4 / state.m2**2 - 3.0
+
+
+@dataclass(frozen=True)
+class RatioOfSums(ScanShareableAnalyzer):
+    """``sum(numerator) / sum(denominator)`` of two numeric columns (Deequ ``RatioOfSums``).
+
+    Each sum skips its own column's nulls, as in Deequ. Dividing by a zero
+    sum gives an infinity of the numerator's sign, or NaN for ``0 / 0``, as
+    Java's double division does. Both columns must be numeric.
+
+    References
+    ----------
+    Deequ ``RatioOfSums.scala``.
+    """
+
+    numerator: str
+    denominator: str
+    where: str | None = None
+
+    metric_name = "RatioOfSums"
+    state_class = RatioOfSumsState
+
+    @property
+    def instance(self) -> str:
+        """``numerator,denominator``."""
+        return f"{self.numerator},{self.denominator}"
+
+    @property
+    def entity(self) -> Entity:
+        """Two columns."""
+        return Entity.MULTICOLUMN
+
+    def numeric_columns(self) -> tuple[str, ...]:
+        """Both columns."""
+        return (self.numerator, self.denominator)
+
+    def preconditions(self) -> Sequence[Precondition]:
+        """Require both columns to exist and be numeric."""
+        columns = self.numeric_columns()
+        return (*map(has_column, columns), *map(is_numeric, columns))
+
+    def aggregations(self) -> tuple[E.Expr, ...]:
+        """The two sums over the rows passing ``where``."""
+        where = where_expr(self.where)
+        return tuple(
+            E.total(E.to_double(E.where_selection(E.col(c), where))) for c in self.numeric_columns()
+        )
+
+    def state_from_aggregates(self, values: Sequence[Any]) -> RatioOfSumsState | None:
+        """The sums; ``None`` when the numerator has no value (Deequ's empty state)."""
+        if values[0] is None:
+            return None
+        return RatioOfSumsState(float(values[0]), float(values[1] or 0.0))
+
+    def metric_value(self, state: RatioOfSumsState) -> float:
+        """``numerator / denominator`` in IEEE arithmetic (a zero denominator: inf or NaN)."""
+        if state.denominator:
+            return state.numerator / state.denominator
+        if state.numerator:
+            return math.copysign(math.inf, state.numerator)
+        return math.nan
+
+
+@dataclass(frozen=True)
+class Monotonicity(EngineAnalyzer):
+    """Fraction of values that keep a column increasing (or decreasing) in the order of another.
+
+    In the order of ``order_by``, a non-null value with an earlier non-null
+    value is considered; it complies when it is ``>=`` every earlier value
+    (``>`` with ``strictly``; ``<=`` / ``<`` when ``decreasing``). A fraction
+    in [0, 1], 1.0 exactly when the column is monotonic; 1.0 also with fewer
+    than two values. Values compare in their own type (numbers, dates,
+    text); on CSV read as text the column is read as numbers. Rows tied in
+    ``order_by`` come in the engine's order, so order by a unique key. Its
+    own query sorts the whole data (one window), so it does not join the
+    shared scan, and it has no state (merging batches would miss the
+    boundary).
+
+    References
+    ----------
+    GX ``expect_column_values_to_be_increasing`` / ``_decreasing`` (which use
+    the batch's row order).
+    """
+
+    column: str
+    order_by: str
+    decreasing: bool = False
+    strictly: bool = False
+    where: str | None = None
+
+    metric_name = "Monotonicity"
+
+    @property
+    def instance(self) -> str:
+        """The column."""
+        return self.column
+
+    def preconditions(self) -> Sequence[Precondition]:
+        """Require both columns to exist."""
+        return (has_column(self.column), has_column(self.order_by))
+
+    def numeric_columns(self) -> tuple[str, ...]:
+        """The column (read as numbers on untyped data)."""
+        return (self.column,)
+
+    def metric_from_engine(self, engine: QueryEngine) -> Metric:
+        """One aggregation over the sorted data: complying and considered values."""
+        value = E.where_selection(E.col(self.column), where_expr(self.where))
+        before = E.running_extreme_before(value, E.col(self.order_by), largest=not self.decreasing)
+        if self.decreasing:
+            ok = (E.lt if self.strictly else E.le)(value, before)
+        else:
+            ok = (E.gt if self.strictly else E.ge)(value, before)
+        considered = E.and_(E.is_not_null(value), E.is_not_null(before))
+        complying, total = engine.aggregate(
+            [E.count_where(E.and_(considered, ok)), E.count_where(considered)]
+        )
+        return self.success(int(complying) / int(total) if total else 1.0)

@@ -18,8 +18,11 @@ from autovalidate.metrics.base import (
     ColumnAnalyzer,
     Distribution,
     DistributionValue,
+    Precondition,
     ScanShareableAnalyzer,
     State,
+    has_column,
+    is_text,
     where_expr,
 )
 from autovalidate.metrics.counts import NumMatchesAndCount, RatioAnalyzer
@@ -94,6 +97,19 @@ class TextColumnAnalyzer(ColumnAnalyzer, ScanShareableAnalyzer):
         return E.to_text(E.where_selection(E.col(self.column), where_expr(self.where)))
 
 
+class StringColumnAnalyzer(TextColumnAnalyzer):
+    """An analyzer of a text column only (Deequ's ``isString`` precondition).
+
+    On a column of another type (numbers, booleans, dates) the metric is a
+    failure (a :class:`~autovalidate.errors.DataError`), as in Deequ, rather
+    than a value computed on the engine's rendering of the values as text.
+    """
+
+    def preconditions(self) -> Sequence[Precondition]:
+        """Require the column to exist and to have a text type."""
+        return (has_column(self.column), is_text(self.column))
+
+
 @dataclass(frozen=True)
 class DataType(TextColumnAnalyzer):
     """Distribution of inferred data types of a column's values (Deequ ``DataType``).
@@ -151,12 +167,13 @@ class DataType(TextColumnAnalyzer):
 
 
 @dataclass(frozen=True)
-class PatternMatch(TextColumnAnalyzer, RatioAnalyzer):
+class PatternMatch(StringColumnAnalyzer, RatioAnalyzer):
     """Fraction of rows whose value fully matches ``pattern`` (Deequ ``PatternMatch``).
 
     Full-match semantics: the whole text must match (Deequ counts a match
     anywhere in the value). As in Deequ, the denominator is every row passing
     ``where``, so null values count as not matching. A fraction in [0, 1].
+    The column must be text: on another type the metric fails, as in Deequ.
 
     References
     ----------
@@ -302,8 +319,10 @@ class PatternConformance(TextColumnAnalyzer):
 
 
 @dataclass(frozen=True)
-class MinLength(TextColumnAnalyzer, ExtremeAnalyzer):
+class MinLength(StringColumnAnalyzer, ExtremeAnalyzer):
     """Shortest text length of the non-null values, in code points (Deequ ``MinLength``), a float.
+
+    The column must be text: on another type the metric fails, as in Deequ.
 
     References
     ----------
@@ -322,8 +341,10 @@ class MinLength(TextColumnAnalyzer, ExtremeAnalyzer):
 
 
 @dataclass(frozen=True)
-class MaxLength(TextColumnAnalyzer, ExtremeAnalyzer):
+class MaxLength(StringColumnAnalyzer, ExtremeAnalyzer):
     """Longest text length of the non-null values, in code points (Deequ ``MaxLength``), a float.
+
+    The column must be text: on another type the metric fails, as in Deequ.
 
     References
     ----------

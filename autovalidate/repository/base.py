@@ -45,6 +45,7 @@ from autovalidate.metrics.base import (
     Entity,
     Metric,
     MetricValue,
+    TableSchema,
     plain,
 )
 
@@ -251,6 +252,8 @@ def _value_from(row: Mapping[str, Any]) -> MetricValue:
         value = row["value"]
         return math.nan if value is None else float(value)
     data = json.loads(row["value_json"])
+    if isinstance(data, dict) and set(data) == {"columns"}:
+        return TableSchema(tuple((str(n), str(t)) for n, t in data["columns"]))
     if isinstance(data, dict) and set(data) == {"number_of_bins", "values"}:
         return Distribution(
             {
