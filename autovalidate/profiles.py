@@ -411,5 +411,5 @@ def _profile(
         type_counts=counts,
         histogram=histogram if isinstance(histogram, Distribution) else None,
         **numeric,  # type: ignore[arg-type]
-        **lengths,  # type: ignore[arg-type]
+        **lengths,
     )

@@ -251,7 +251,9 @@ def custom_sql_on(text: str, table: str, dialect: str) -> str:
             return renamed.as_(node.alias) if node.alias else renamed
         return node
 
-    return sqlglot.parse_one(text, read="spark").transform(rename).sql(dialect=DIALECTS[dialect])
+    return str(
+        sqlglot.parse_one(text, read="spark").transform(rename).sql(dialect=DIALECTS[dialect])
+    )
 
 
 def _re2_error(regex: str) -> str | None:

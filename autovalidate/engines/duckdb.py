@@ -200,7 +200,7 @@ def from_spark_sql(text: str) -> str:
 
     check_sql_expression(text, "SQL", dialects=("spark",))
     tree = sqlglot.parse_one(text, read="spark")
-    translated = tree.transform(_spark_number_comparisons).sql(dialect="duckdb")
+    translated = str(tree.transform(_spark_number_comparisons).sql(dialect="duckdb"))
     check_sql_expression(translated, "SQL", dialects=("duckdb",))
     return translated
 

@@ -41,7 +41,8 @@ from autovalidate.metrics.expressions import (
 from autovalidate.user_code import check_sql_expression, custom_sql_on
 
 if TYPE_CHECKING:
-    from pyspark.sql import Column, DataFrame
+    from pyspark.sql import Column
+    from pyspark.sql import DataFrame as DataFrame  # re-exported: autovalidate.spark types with it
 
 __all__ = ["SparkApi", "SparkEngine", "is_spark_dataframe", "render"]
 

@@ -302,8 +302,10 @@ def yaml_text(doc: Any) -> str:
     """``doc`` as block-style YAML, keys in order, text as written (no line folding)."""
     import yaml
 
-    return yaml.safe_dump(
-        doc, sort_keys=False, allow_unicode=True, default_flow_style=False, width=10_000
+    return str(
+        yaml.safe_dump(
+            doc, sort_keys=False, allow_unicode=True, default_flow_style=False, width=10_000
+        )
     )
 
 

@@ -512,7 +512,7 @@ class Skewness(MomentsAnalyzer):
         """``sqrt(n) m3 / m2^1.5``."""
         if state.m2 == 0:
             return math.nan
-        return math.sqrt(state.n) * state.m3 / state.m2**1.5
+        return float(math.sqrt(state.n) * state.m3 / state.m2**1.5)
 
 
 @dataclass(frozen=True)

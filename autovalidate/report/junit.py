@@ -37,7 +37,7 @@ _NOT_XML = regex.compile(r"[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\U00010000-\U00
 
 def _text(value: object) -> str:
     """``value`` as text an XML 1.0 document can hold: other characters as escapes."""
-    return _NOT_XML.sub(lambda m: repr(m.group())[1:-1], str(value))
+    return str(_NOT_XML.sub(lambda m: repr(m.group())[1:-1], str(value)))
 
 
 def _pattern_lines(details: PatternDetails) -> list[str]:

@@ -375,7 +375,9 @@ def validation_report(
 # -- validate-batch -------------------------------------------------------------------------
 
 
-def _series(decision: StatisticDecision, history: Sequence[AnalysisResult]) -> tuple:
+def _series(
+    decision: StatisticDecision, history: Sequence[AnalysisResult]
+) -> tuple[tuple[Any, float], ...]:
     points = [(r.result_key.dataset_date, r.value(decision.analyzer)) for r in history]
     return tuple(sorted((d, float(v)) for d, v in points if isinstance(v, (int, float))))
 
