@@ -93,7 +93,7 @@ def validate(
     with local_input(file) as path, reading(path), open_engine(path, sandbox=True) as engine:
         require_rows(engine, path)
         result = pipeline.validate(
-            str(path),
+            engine,  # the one engine on FILE: checks, examples and --failed-rows share it
             suite,
             repository=repo,
             rename=renamed,

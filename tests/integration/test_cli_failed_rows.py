@@ -132,3 +132,25 @@ def test_failed_rows_to_an_unwritable_place_is_one_line_and_exit_2(orders, tmp_p
     assert res.exit_code == 2
     assert "failed.parquet" in res.output and "Traceback" not in res.output
     assert not out.parent.exists()
+
+
+def test_validate_opens_its_input_once(orders, tmp_path, monkeypatch):
+    """One DuckDB engine on FILE serves the row check, the checks, the examples and the split.
+
+    Counted, not timed: every engine built on data rather than on another
+    engine's connection (``con=None``) binds the input anew (issue 32).
+    """
+    from autovalidate.engines.duckdb import DuckDBEngine
+
+    opened = []
+    init = DuckDBEngine.__init__
+
+    def counting_init(self, data, con=None, **kwargs):
+        if con is None:
+            opened.append(data)
+        init(self, data, con, **kwargs)
+
+    monkeypatch.setattr(DuckDBEngine, "__init__", counting_init)
+    res = run("validate", orders, "-c", _suite(tmp_path), "--failed-rows", tmp_path / "f.parquet")
+    assert res.exit_code == 1, res.output
+    assert [str(d) for d in opened] == [str(orders)]
