@@ -30,7 +30,7 @@ decided on.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from autovalidate.anomaly.base import AnomalyDetectionStrategy, AnomalyDetector
@@ -209,6 +209,11 @@ class BatchValidationResult:
         Earlier results of the dataset (with the tags) in the repository.
     strategy
         The strategy, as data.
+    batch_metrics
+        The batch's statistics as computed for the decision (what
+        :meth:`record` saves); not part of :meth:`to_dict`.
+    history
+        The earlier results the decision read (what a report charts).
     """
 
     dataset: str
@@ -216,6 +221,23 @@ class BatchValidationResult:
     statistics: tuple[StatisticDecision, ...]
     history_results: int
     strategy: Mapping[str, Any]
+    batch_metrics: Mapping[Analyzer, Metric] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+    history: tuple[AnalysisResult, ...] = field(default=(), repr=False, compare=False)
+
+    def record(self, repository: MetricsRepository, key: ResultKey) -> None:
+        """Save the batch's statistics under ``key``, as :func:`record_batch` would.
+
+        The statistics the decision computed: the batch is not profiled, nor
+        the history read, again.
+
+        Raises
+        ------
+        RepositoryError
+            If the repository cannot be written.
+        """
+        repository.save(key, dict(self.batch_metrics))
 
     @property
     def rejecting(self) -> list[StatisticDecision]:
@@ -292,10 +314,8 @@ def validate_batch(
         for analyzer, metric in result.metrics.items():
             if metric.name in BATCH_STATISTICS:
                 tracked.setdefault(analyzer, metric)
-    current = {
-        str(a): m
-        for a, m in batch_statistics(data, numeric_columns=_tracked_numeric(history)).items()
-    }
+    computed = batch_statistics(data, numeric_columns=_tracked_numeric(history))
+    current = {str(a): m for a, m in computed.items()}
     order = {name: i for i, name in enumerate(BATCH_STATISTICS)}
     columns = list(dict.fromkeys(m.instance for m in current.values()))
     column_order = {c: i for i, c in enumerate(columns)}
@@ -363,5 +383,11 @@ def validate_batch(
         )
     accepted = not any(d.rejects for d in decisions)
     return BatchValidationResult(
-        dataset, accepted, tuple(decisions), len(history), strategy.to_dict()
+        dataset,
+        accepted,
+        tuple(decisions),
+        len(history),
+        strategy.to_dict(),
+        computed,
+        tuple(history),
     )

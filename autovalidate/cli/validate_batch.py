@@ -159,13 +159,13 @@ def validate_batch_command(
         record_avh_batch,
         validate_batch_avh,
     )
-    from autovalidate.anomaly.batches import record_batch, validate_batch
+    from autovalidate.anomaly.batches import validate_batch
     from autovalidate.report import batch_report, render_html, render_junit
     from autovalidate.repository import ResultKey, open_repository
 
     tags = parse_tags(tag)
     repo = open_repository(repository)
-    # a stream (a FIFO) is copied once: the batch is read twice (validated, recorded)
+    # a stream (a FIFO) is copied once: the AVH path reads the batch twice (validated, recorded)
     avh = strategy is StrategyName.AVH
     if not avh and (program or save_program or save_suite or reference):
         raise typer.BadParameter(
@@ -204,7 +204,9 @@ def validate_batch_command(
                 min_history=min_history,
             )
         if html is not None or junit is not None:
-            history = repo.load().for_dataset(dataset).with_tag_values(tags or {}).get()
+            history = result.history or tuple(
+                repo.load().for_dataset(dataset).with_tag_values(tags or {}).get()
+            )
             report = batch_report(file, result, history)
             if html is not None:
                 write_atomically(html, render_html(report))
@@ -215,8 +217,8 @@ def validate_batch_command(
             recorded = ResultKey.at(dataset, date, tags)
             if avh:
                 record_avh_batch(str(path), repo, recorded)
-            else:
-                record_batch(str(path), repo, recorded)
+            else:  # the statistics and the history the decision already read
+                result.record(repo, recorded)
         if as_json:
             print_json(
                 {
