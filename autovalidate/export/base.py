@@ -35,7 +35,7 @@ __all__ = [
     "header",
     "min_fraction",
     "number_text",
-    "pattern_rule",
+    "translated_pattern",
     "shorten",
     "template_escaped",
     "walk",
@@ -255,7 +255,7 @@ def bounds(assertion: Assertion | None) -> Bounds:
 
 
 @dataclass(frozen=True)
-class PatternRule:
+class TranslatedPattern:
     """A pattern constraint in a target's dialect, with the tolerance as a fixed bound."""
 
     translation: Translation
@@ -268,9 +268,9 @@ class PatternRule:
         return self.translation.approximations + tol
 
 
-def pattern_rule(constraint: PatternConstraint, dialect: str) -> PatternRule:
+def translated_pattern(constraint: PatternConstraint, dialect: str) -> TranslatedPattern:
     """The constraint's regex in ``dialect`` and its test's bound (:func:`tolerance`)."""
-    return PatternRule(translate(constraint.regex, dialect), tolerance(constraint))
+    return TranslatedPattern(translate(constraint.regex, dialect), tolerance(constraint))
 
 
 def header(target: str, mapping: list[str], notes: list[str], skipped: list[Skipped]) -> list[str]:

@@ -55,8 +55,8 @@ from autovalidate.export.base import (
     commented,
     header,
     min_fraction,
-    pattern_rule,
     template_escaped,
+    translated_pattern,
     yaml_text,
 )
 from autovalidate.pattern_constraint import PatternConstraint
@@ -116,7 +116,7 @@ def _test(item: Item, notes: list[str]) -> tuple[bool, Any]:
     config: dict[str, Any] = {"severity": "warn"} if item.warning else {}
     args: dict[str, Any]
     if isinstance(item.constraint, PatternConstraint):
-        rule = pattern_rule(item.constraint, "sql")
+        rule = translated_pattern(item.constraint, "sql")
         add_note(notes, rule.notes)
         name = _EXPECT + "column_values_to_match_regex"
         args = {"regex": rule.translation.regex, "is_raw": True}

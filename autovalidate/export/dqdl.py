@@ -50,7 +50,7 @@ from autovalidate.export.base import (
     header,
     min_fraction,
     number_text,
-    pattern_rule,
+    translated_pattern,
 )
 from autovalidate.pattern_constraint import PatternConstraint
 
@@ -102,7 +102,7 @@ def _rule(item: Item, notes: list[str]) -> str:
     m = item.method
     col = _quote(item.column) if item.column is not None else ""
     if isinstance(item.constraint, PatternConstraint):
-        rule = pattern_rule(item.constraint, "java")
+        rule = translated_pattern(item.constraint, "java")
         add_note(notes, rule.notes)
         regex = rule.translation.regex
         return (

@@ -57,7 +57,7 @@ from autovalidate.export.base import (
     collect,
     header,
     min_fraction,
-    pattern_rule,
+    translated_pattern,
 )
 from autovalidate.pattern_constraint import PatternConstraint
 
@@ -107,7 +107,7 @@ def _expectation(item: Item, notes: list[str]) -> dict[str, Any]:
     m, column = item.method, item.column
     meta: dict[str, Any] = {"check": item.description, "label": item.label}
     if isinstance(item.constraint, PatternConstraint):
-        rule = pattern_rule(item.constraint, "portable")
+        rule = translated_pattern(item.constraint, "portable")
         add_note(notes, rule.notes)
         kind = "expect_column_values_to_match_regex"
         kwargs = _mostly({"column": column, "regex": rule.translation.regex}, rule.tolerance.mostly)

@@ -43,7 +43,7 @@ from autovalidate.export.base import (
     commented,
     header,
     min_fraction,
-    pattern_rule,
+    translated_pattern,
     yaml_text,
 )
 from autovalidate.pattern_constraint import PatternConstraint
@@ -97,7 +97,7 @@ def _rule(item: Item, notes: list[str]) -> dict[str, Any]:
     """The column properties and checks of one constraint, to merge into its column."""
     m = item.method
     if isinstance(item.constraint, PatternConstraint):
-        rule = pattern_rule(item.constraint, "python")
+        rule = translated_pattern(item.constraint, "python")
         add_note(notes, rule.translation.approximations)
         if item.constraint.test != "strict":
             add_note(notes, [_STRICT_NOTE])

@@ -56,8 +56,8 @@ from autovalidate.export.base import (
     header,
     min_fraction,
     number_text,
-    pattern_rule,
     template_escaped,
+    translated_pattern,
     yaml_text,
 )
 from autovalidate.pattern_constraint import PatternConstraint
@@ -169,7 +169,7 @@ def _checks(item: Item, notes: list[str]) -> list[_Check] | list[_SchemaCheck]:
     if m == "is_fresh":
         return [_freshness(item, col, name)]
     if isinstance(item.constraint, PatternConstraint):
-        rule = pattern_rule(item.constraint, "sql")
+        rule = translated_pattern(item.constraint, "sql")
         add_note(notes, rule.notes)
         config: dict[str, Any] = {"valid regex": rule.translation.regex, **name}
         if rule.tolerance.max_count == 0:
