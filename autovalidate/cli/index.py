@@ -52,14 +52,16 @@ def build(
     tau: int = typer.Option(
         DEFAULT_TAU, "--tau", min=1, max=13, help="Token limit: longer values generate no patterns."
     ),
-    min_coverage: float = typer.Option(
+    min_purity: float = typer.Option(
         DEFAULT_LADDER[0],
+        "--min-purity",
         "--min-coverage",
         min=0.0,
         max=1.0,
         help=(
             "Fraction of a column's values a pattern must match for the column to count "
-            "as its evidence (Algorithm 1)."
+            "as its evidence (Algorithm 1): 1 - the largest impurity Imp_D. "
+            "--min-coverage is its former name."
         ),
     ),
     budget: int = typer.Option(
@@ -112,7 +114,7 @@ def build(
     if out.exists() and not overwrite:
         raise IndexBuildError(f"{out}: already exists; pass --overwrite to replace it")
     check_writable(out)  # before Spark starts, not after the build
-    ladder = tuple(sorted({min_coverage, *[c for c in DEFAULT_LADDER if c > min_coverage]}))
+    ladder = tuple(sorted({min_purity, *[c for c in DEFAULT_LADDER if c > min_purity]}))
     built_out = out
     if merge_into is not None:
         # refuse before the build, not after it

@@ -64,7 +64,7 @@ def rung_label(cp: ColumnPatterns) -> str:
     The coverage threshold used (``"0"`` for exact, ``"0.05"``...), or why the
     column contributed nothing (``"empty"``, ``"wide"``, ``"over-budget"``).
     """
-    return cp.skipped if cp.skipped else f"{cp.min_coverage:g}"
+    return cp.skipped if cp.skipped else f"{cp.min_purity:g}"
 
 
 class IndexAccumulator:

@@ -84,10 +84,10 @@ class ColumnPatterns:
         |D|: values of the column that are not missing, with repetitions.
     counts
         Canonical pattern string → number of values it matches (with repetitions).
-    min_coverage
+    min_purity
         The ladder rung used: every pattern of the column matching at least
-        this fraction of |D| is in ``counts``.  ``None`` if the column was
-        skipped; ``skipped`` says why.
+        this fraction of |D| (impurity Imp_D at most 1 minus it) is in
+        ``counts``.  ``None`` if the column was skipped; ``skipped`` says why.
     skipped
         ``None``, or ``"empty"`` (no non-null value), ``"wide"`` (no value of
         at most τ tokens) or ``"over-budget"`` (over budget at every rung).
@@ -104,7 +104,7 @@ class ColumnPatterns:
 
     n_values: int
     counts: dict[str, int]
-    min_coverage: float | None
+    min_purity: float | None
     skipped: str | None = None
     length_violations: dict[str, tuple[int, float]] = field(default_factory=dict)
 

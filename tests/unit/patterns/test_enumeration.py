@@ -18,7 +18,7 @@ EXACT = {"budget": 10**6, "ladder": (0.0,)}
 
 def test_paper_example4_impurities():
     cp = column_patterns(FIG6_D, **EXACT)
-    assert cp.min_coverage == 0.0 and cp.n_values == 12
+    assert cp.min_purity == 0.0 and cp.n_values == 12
     assert cp.impurity(H1) == pytest.approx(2 / 12)
     assert cp.impurity(H2) == pytest.approx(8 / 12)
     assert cp.impurity(H5) == 0.0
@@ -27,7 +27,7 @@ def test_paper_example4_impurities():
 def test_regex_matches_every_value_a_pattern_claims():
     values = ["A-1", "A-12", "B-7", "b-7", "A-1", None, "x", "1.5", "-3", "A-1-2"]
     cp = column_patterns(values, **EXACT)
-    assert cp.n_values == 9 and cp.min_coverage == 0.0
+    assert cp.n_values == 9 and cp.min_purity == 0.0
     kept = [v for v in values if v is not None]
     for pattern, count in cp.counts.items():
         rx = regex.compile(pattern_regex(pattern))
@@ -40,7 +40,7 @@ def test_regex_matches_every_value_a_pattern_claims():
 def test_a_wide_value_alone_can_exceed_the_budget():
     # one 7-token time string has 6*2*6*2*6*2*7 = 24,192 patterns
     cp = column_patterns(FIG6_D, budget=5000, ladder=(0.0, 0.2, 0.5, 1.0))
-    assert cp.min_coverage is not None and cp.min_coverage > 0.0
+    assert cp.min_purity is not None and cp.min_purity > 0.0
     assert H5 in cp.counts and H2 not in cp.counts
 
 
@@ -55,14 +55,14 @@ def test_values_wider_than_tau_generate_nothing_but_count():
 def test_budget_raises_the_coverage_threshold():
     values = [f"{a} {b}" for a in ["ab", "ABC", "Abcd", "x1"] for b in ["zz", "Q", "12", "3.5"]]
     exact = column_patterns(values, budget=10**6, ladder=(0.0, 0.2, 0.5, 1.0))
-    assert exact.min_coverage == 0.0
+    assert exact.min_purity == 0.0
     small = column_patterns(values, budget=20, ladder=(0.0, 0.2, 0.5, 1.0))
-    assert small.min_coverage is not None and small.min_coverage > 0
+    assert small.min_purity is not None and small.min_purity > 0
     assert len(small.counts) <= 20
     # what is kept is exact for the kept patterns, and covers the threshold
     for p, c in small.counts.items():
         assert c == exact.counts[p]
-        assert c >= small.min_coverage * small.n_values
+        assert c >= small.min_purity * small.n_values
     assert column_patterns(values, budget=1, ladder=(0.0,)).skipped == "over-budget"
 
 
