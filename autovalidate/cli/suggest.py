@@ -298,13 +298,13 @@ def _print_table_result(result: ConstraintSuggestionResult, elapsed: float, verb
     if result.evaluation is not None:
         rows = result.evaluation_rows()
         held = sum(1 for row in rows if row["status"] == "Success")
-        evaluation = Table("column", "rule", "on the test set", "coverage", title="evaluation")
+        evaluation = Table("column", "rule", "on the test set", "metric", title="evaluation")
         for row in rows:
             status = (
                 styled("holds", "green") if row["status"] == "Success" else styled("fails", "red")
             )
-            coverage = "" if row["coverage"] is None else f"{row['coverage']:.4g}"
-            evaluation.add_row(row["column"], row["rule"], status, coverage)
+            metric = "" if row["metric"] is None else f"{row['metric']:.4g}"
+            evaluation.add_row(row["column"], row["rule"], status, metric)
         console.print(evaluation)
         holds = "holds" if len(rows) == 1 else "hold"
         console.print(f"{held} of {counted(len(rows), 'suggestion')} {holds} on the test set")

@@ -127,7 +127,10 @@ class ConstraintSuggestionResult:
         return ConstraintSuite(tuple(checks))
 
     def evaluation_rows(self) -> list[dict[str, Any]]:
-        """Per suggestion: its test-set status and metric value (PVLDB 2018, Table 3's coverage).
+        """Per suggestion: its status and its metric on the test set (PVLDB 2018, Table 3).
+
+        ``metric`` is the constraint's metric value, a pattern constraint's
+        the fraction of values conforming (what Table 3 calls coverage).
 
         Raises
         ------
@@ -141,14 +144,14 @@ class ConstraintSuggestionResult:
         for suggestion, result in zip(self.suggestions, results, strict=True):
             value = result.value
             if isinstance(suggestion.constraint, PatternConstraint) and value is not None:
-                value = 1.0 - float(value)  # the conforming fraction, as coverage
+                value = 1.0 - float(value)  # the conforming fraction
             rows.append(
                 {
                     "column": suggestion.column,
                     "rule": suggestion.rule,
                     "code": suggestion.code,
                     "status": result.status.value,
-                    "coverage": value if isinstance(value, (int, float)) else None,
+                    "metric": value if isinstance(value, (int, float)) else None,
                     "message": result.message or "",
                 }
             )

@@ -149,7 +149,7 @@ def test_suggest_table_with_an_index_and_a_split(small_index, tmp_path):
     assert evaluation["test_records"] + doc["num_records"] == 300
     assert len(evaluation["constraints"]) == len(doc["suggestions"])
     day = [r for r in evaluation["constraints"] if r["rule"] == "AutoValidatePatternRule"]
-    assert day[0]["status"] == "Success" and day[0]["coverage"] == 1.0
+    assert day[0]["status"] == "Success" and day[0]["metric"] == 1.0
 
 
 def test_warning_level_failures_exit_zero(dirty_clean, tmp_path):

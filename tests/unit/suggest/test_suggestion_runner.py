@@ -146,7 +146,7 @@ def test_train_test_split_partitions_the_rows_and_evaluates_each_suggestion(dirt
     assert len(rows) == len(first.suggestions)
     assert {r["status"] for r in rows} <= {"Success", "Failure"}
     complete = [r for r in rows if r["rule"] == "CompleteIfCompleteRule"]
-    assert all(r["coverage"] == 1.0 for r in complete)  # no column of hospital has a null
+    assert all(r["metric"] == 1.0 for r in complete)  # no column of hospital has a null
     assert first.evaluation.check_results[0].check.level is CheckLevel.WARNING
     doc = json.loads(json.dumps(first.to_dict()))
     assert doc["evaluation"]["constraints"][0]["column"] == "index"
