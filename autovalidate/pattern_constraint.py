@@ -70,6 +70,7 @@ __all__ = [
     "CONSTRAINT_KIND",
     "PatternConstraint",
     "PatternValidationResult",
+    "Segment",
     "nonconforming_examples",
     "rendered_regex",
     "verdict_digest",
@@ -123,6 +124,101 @@ class PatternValidationResult:
 
 
 @dataclass(frozen=True)
+class Segment:
+    """One segment of a constraint's pattern: a part of its vertical cut (Song & He 2021, §3).
+
+    Attributes
+    ----------
+    pattern
+        The segment's canonical pattern.
+    regex
+        Its unanchored regex (``render_body`` of ``pattern``; filled in when empty).
+    fpr
+        Its estimated FPR, a fraction in [0, 1] (0 for a literal).
+    cov
+        Cov_T, corpus columns (0 for a literal or a part priced by positions).
+    evidence
+        Where ``fpr`` comes from: ``corpus`` (the shrunk FPR_T of the
+        pattern's corpus columns), ``positions`` (a part of a vertical cut
+        priced position by position by the index's generalization
+        statistics), ``literal`` (a delimiter); ``""`` in constraint files
+        written before it was recorded.
+    shape_risk
+        Of the first segment of a cut priced by positions: the share of later
+        values expected in a new shape, a fraction (counted in the
+        constraint's ``fpr``); ``None`` otherwise.
+    optional
+        The segment may be absent from a value.
+    repeat
+        Most times an optional segment may occur (the ``_x`` of ``a_x_y``):
+        1, or 2 to :data:`~autovalidate.schemas.MAX_REPEAT`.
+    branch
+        In a multi-format pattern, the 0-based format the segment belongs to
+        (formats in order; the regex accepts any one); ``None`` in a
+        single-format one.
+    """
+
+    pattern: str
+    regex: str = ""
+    fpr: float = 0.0
+    cov: int = 0
+    evidence: str = ""
+    shape_risk: float | None = None
+    optional: bool = False
+    repeat: int = 1
+    branch: int | None = None
+
+    def __post_init__(self) -> None:
+        if not self.regex:
+            object.__setattr__(self, "regex", render_body(self.pattern))
+
+    @property
+    def literal(self) -> bool:
+        """A separator cut out as a literal (FPR 0, no corpus columns: Song & He 2021, §3)."""
+        return self.evidence == "literal" or (not self.evidence and self.cov == 0)
+
+    @property
+    def by_positions(self) -> bool:
+        """A part priced by the corpus's generalization statistics, not by columns of its own."""
+        return self.evidence == "positions"
+
+    @property
+    def reads(self) -> str:
+        """Its short reading (:func:`describe_pattern`); a literal reads as its quoted text."""
+        return describe_pattern(self.pattern)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The segment as a constraint file holds it (keys left out where unset)."""
+        d: dict[str, Any] = {
+            "pattern": self.pattern,
+            "regex": self.regex,
+            "fpr": self.fpr,
+            "cov": self.cov,
+        }
+        if self.evidence:
+            d["evidence"] = self.evidence
+        if self.shape_risk is not None:
+            d["shape_risk"] = self.shape_risk
+        d["optional"] = self.optional
+        if self.optional and self.repeat > 1:
+            d["repeat"] = self.repeat
+        if self.branch is not None:
+            d["branch"] = self.branch
+        return d
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Segment:
+        """A segment from :meth:`to_dict` output (checked against the constraint schema first).
+
+        Raises
+        ------
+        TypeError
+            If a key is not one of the fields.
+        """
+        return cls(**data)
+
+
+@dataclass(frozen=True)
 class PatternConstraint:
     r"""A validation pattern inferred for a column, with what is needed to test new batches.
 
@@ -134,19 +230,8 @@ class PatternConstraint:
     pattern
         The canonical pattern string (optional segments in ``(...)?``).
     segments
-        Per segment: ``pattern``, ``regex`` (unanchored), ``fpr`` (its
-        estimated FPR, a fraction), ``cov`` (Cov_T, columns), ``evidence``
-        (where ``fpr`` comes from: ``corpus``, the shrunk FPR_T of the
-        pattern's corpus columns; ``positions``, a part of a vertical cut
-        priced position by position by the index's generalization statistics,
-        with ``cov`` 0; ``literal``, a delimiter), ``optional``, ``repeat``
-        (an optional segment that may occur up to that many times, at least
-        2: the ``_x`` of ``a_x_y``; absent: at most once); the first
-        segment of a cut priced by positions also ``shape_risk`` (the share of
-        later values expected in a new shape, a fraction, counted in ``fpr``
-        of the constraint); in a multi-format pattern also ``branch``, the
-        0-based format the segment belongs to (formats in order, the regex
-        accepts any one).
+        The pattern's segments in order (:class:`Segment`), every format's
+        in a multi-format pattern.
     fpr
         Σ of the segments' estimated FPR (and shape risk): the estimated
         false-positive rate, a fraction in [0, 1].
@@ -173,7 +258,7 @@ class PatternConstraint:
 
     regex: str
     pattern: str
-    segments: tuple[dict[str, Any], ...]
+    segments: tuple[Segment, ...]
     fpr: float
     method: str
     test: str
@@ -343,7 +428,7 @@ class PatternConstraint:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict, with ``kind``, ``version`` and ``digest`` for :meth:`from_dict`."""
         d = asdict(self)
-        d["segments"] = [dict(s) for s in self.segments]
+        d["segments"] = [s.to_dict() for s in self.segments]
         d["null_tokens"] = list(self.null_tokens)
         return {
             "kind": CONSTRAINT_KIND,
@@ -387,7 +472,8 @@ class PatternConstraint:
         try:
             if "null_tokens" in fields:
                 fields["null_tokens"] = tuple(fields["null_tokens"])
-            constraint = cls(**{**fields, "segments": tuple(fields.get("segments", ()))})
+            segments = tuple(Segment.from_dict(s) for s in fields.get("segments", ()))
+            constraint = cls(**{**fields, "segments": segments})
         except TypeError as exc:
             raise ConstraintFormatError(f"bad constraint fields: {exc}") from exc
         if constraint.test not in TESTS:
@@ -502,22 +588,22 @@ def _branches(constraint: PatternConstraint) -> list[list[tuple[str, int]]]:
     """
     branches: list[list[tuple[str, int]]] = []
     for i, segment in enumerate(constraint.segments):
-        if not isinstance(segment, dict) or not isinstance(segment.get("pattern"), str):
-            raise ConstraintFormatError(f"segment {i}: needs 'pattern', a string")
-        pattern, most = segment["pattern"], int(bool(segment.get("optional", False)))
-        if "repeat" in segment:
-            repeat = segment["repeat"]
+        if not isinstance(segment, Segment):
+            raise ConstraintFormatError(f"segment {i}: not a Segment")
+        pattern, most = segment.pattern, int(segment.optional)
+        if segment.repeat != 1:
+            repeat = segment.repeat
             if not most or type(repeat) is not int or not 2 <= repeat <= MAX_REPEAT:
                 raise ConstraintFormatError(
                     f"segment {i}: 'repeat' must be a whole number in [2, {MAX_REPEAT}] "
                     "on an optional segment"
                 )
             most = repeat
-        if segment.get("regex", render_body(pattern)) != render_body(pattern):
+        if segment.regex != render_body(pattern):
             raise ConstraintFormatError(
-                f"segment {i}: regex {segment['regex']!r} is not the one {pattern} renders to"
+                f"segment {i}: regex {segment.regex!r} is not the one {pattern} renders to"
             )
-        branch = segment.get("branch", 0)
+        branch = 0 if segment.branch is None else segment.branch
         if branch == len(branches):
             branches.append([])
         elif branch != len(branches) - 1:

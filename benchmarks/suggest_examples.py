@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
                 "pattern": constraint.pattern if constraint else None,
                 "regex": constraint.regex if constraint else None,
                 "segments": [
-                    {k: s[k] for k in ("pattern", "fpr", "cov", "optional")}
+                    {k: s.to_dict()[k] for k in ("pattern", "fpr", "cov", "optional")}
                     for s in constraint.segments
                 ]
                 if constraint

@@ -407,7 +407,7 @@ def _suggest_pattern(
         segs.columns[len(head)].overflow = "fold"
         for seg in details.segments:
             segs.add_row(
-                *([str(seg.branch + 1)] if head else []),
+                *([str((seg.branch or 0) + 1)] if head else []),
                 seg.pattern,
                 seg.reads,
                 f"{seg.fpr:.4f}",

@@ -27,8 +27,7 @@ from autovalidate.checks.constraints import (
 )
 from autovalidate.export.base import constraint_label, shorten
 from autovalidate.metrics.base import plain
-from autovalidate.pattern_constraint import PatternConstraint
-from autovalidate.patterns.render import describe_pattern
+from autovalidate.pattern_constraint import PatternConstraint, Segment
 from autovalidate.wording import counted
 
 if TYPE_CHECKING:
@@ -43,7 +42,6 @@ __all__ = [
     "ConstraintRow",
     "PatternDetails",
     "Report",
-    "Segment",
     "StatisticRow",
     "SuggestionRow",
     "batch_report",
@@ -55,46 +53,6 @@ __all__ = [
 
 #: Characters of a constraint label in tables.
 LABEL_WIDTH = 70
-
-
-@dataclass(frozen=True)
-class Segment:
-    """One segment of a vertical cut: its pattern, regex, FPR_T (fraction) and Cov_T (columns).
-
-    Attributes
-    ----------
-    reads
-        Its short reading (:func:`~autovalidate.patterns.render.describe_pattern`):
-        a literal separator reads as its quoted text (``' '``, ``'-'``).
-    branch
-        The 0-based format it belongs to (0 but in a multi-format pattern).
-    repeat
-        Of an optional segment, the most times it may occur (1: once).
-    evidence
-        ``corpus``, ``positions`` or ``literal`` (see
-        :attr:`~autovalidate.pattern_constraint.PatternConstraint.segments`);
-        empty in constraint files written before it was recorded.
-    """
-
-    pattern: str
-    regex: str
-    fpr: float
-    cov: int
-    optional: bool
-    reads: str = ""
-    branch: int = 0
-    evidence: str = ""
-    repeat: int = 1
-
-    @property
-    def literal(self) -> bool:
-        """A separator cut out as a literal (FPR 0, no corpus columns: Song & He 2021, §3)."""
-        return self.evidence == "literal" or (not self.evidence and self.cov == 0)
-
-    @property
-    def by_positions(self) -> bool:
-        """A part priced by the corpus's generalization statistics, not by columns of its own."""
-        return self.evidence == "positions"
 
 
 @dataclass(frozen=True)
@@ -128,20 +86,7 @@ class PatternDetails:
     @property
     def segments(self) -> tuple[Segment, ...]:
         """The vertical cut's segments with FPR_T, Cov_T, their reading and format."""
-        return tuple(
-            Segment(
-                str(s.get("pattern", "")),
-                str(s.get("regex", "")),
-                float(s.get("fpr", 0.0)),
-                int(s.get("cov", 0)),
-                bool(s.get("optional", False)),
-                describe_pattern(str(s.get("pattern", ""))),
-                int(s.get("branch", 0)),
-                str(s.get("evidence", "")),
-                int(s.get("repeat", 1)),
-            )
-            for s in self.constraint.segments
-        )
+        return self.constraint.segments
 
     @property
     def formats(self) -> int:

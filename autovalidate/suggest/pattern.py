@@ -235,7 +235,7 @@ def infer_pattern(
     # the engines, the index reader and DuckDB load here, not when the CLI reads MAX_VALUES
     from autovalidate.index.default import is_default_index, shared_default_index
     from autovalidate.io import column_values
-    from autovalidate.pattern_constraint import PatternConstraint
+    from autovalidate.pattern_constraint import PatternConstraint, Segment
 
     read = [v for v in column_values(values, column) if v is not None]
     if not read:
@@ -257,17 +257,17 @@ def infer_pattern(
         regex=solution.regex,
         pattern=solution.pattern,
         segments=tuple(
-            {
-                "pattern": s.hypothesis.pattern,
-                "regex": render_body(s.hypothesis.pattern),
-                "fpr": s.hypothesis.fpr,
-                "cov": s.hypothesis.cov,
-                "evidence": s.hypothesis.evidence,
-                **({"shape_risk": s.shape} if s.shape else {}),
-                "optional": s.optional,
-                **({"repeat": s.repeat} if s.optional and s.repeat > 1 else {}),
-                **({"branch": b} if len(solution.branches) > 1 else {}),
-            }
+            Segment(
+                s.hypothesis.pattern,
+                render_body(s.hypothesis.pattern),
+                s.hypothesis.fpr,
+                s.hypothesis.cov,
+                s.hypothesis.evidence,
+                s.shape or None,
+                s.optional,
+                s.repeat if s.optional and s.repeat > 1 else 1,
+                b if len(solution.branches) > 1 else None,
+            )
             for b, branch in enumerate(solution.branches)
             for s in branch
         ),

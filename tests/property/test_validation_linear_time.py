@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from autovalidate import PatternConstraint
+from autovalidate.pattern_constraint import Segment
 from autovalidate.patterns.hierarchy import options
 from autovalidate.patterns.render import pattern_regex, render_body
 from autovalidate.patterns.tokens import tokenize
@@ -34,9 +35,7 @@ def _constraint(pattern_parts: list[str]) -> PatternConstraint:
     return PatternConstraint(
         regex=pattern_regex([(p, False) for p in pattern_parts]),
         pattern="".join(pattern_parts),
-        segments=tuple(
-            {"pattern": p, "regex": render_body(p), "optional": False} for p in pattern_parts
-        ),
+        segments=tuple(Segment(p, render_body(p)) for p in pattern_parts),
         fpr=0.0,
         method="fmdv-vh",
         test="fisher",

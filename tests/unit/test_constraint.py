@@ -14,21 +14,14 @@ from autovalidate.errors import (
     EmptyColumnError,
     ParameterError,
 )
+from autovalidate.pattern_constraint import Segment
 
 
 def make(test="fisher", train_n=100, train_bad=2) -> PatternConstraint:
     return PatternConstraint(
         regex=r"\A(?:[0-9]{2}\-\p{Lu}{2})\z",
         pattern="<digit>{2}-<upper>{2}",
-        segments=(
-            {
-                "pattern": "<digit>{2}-<upper>{2}",
-                "regex": r"[0-9]{2}\-\p{Lu}{2}",
-                "fpr": 0.0,
-                "cov": 9,
-                "optional": False,
-            },
-        ),
+        segments=(Segment("<digit>{2}-<upper>{2}", r"[0-9]{2}\-\p{Lu}{2}", 0.0, 9),),
         fpr=0.0,
         method="fmdv-vh",
         test=test,
@@ -92,7 +85,7 @@ def test_csv_values_are_read_as_written(tmp_path):
     c = PatternConstraint(
         r"\A(?:[0-9]{3})\z",
         "<digit>{3}",
-        ({"pattern": "<digit>{3}", "optional": False},),
+        (Segment("<digit>{3}"),),
         0.0,
         "fmdv",
         "strict",
@@ -267,7 +260,7 @@ def test_a_multi_format_constraint_round_trips_and_checks_its_formats(small_inde
     dates = [f"{rng.randint(1, 12):02d}/{rng.randint(1, 28):02d}/2019" for _ in range(30)]
     times = [f"{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:00" for _ in range(30)]
     c = suggest_pattern(dates + times, small_index, method="fmdv", r=0.2, m=5)
-    assert c is not None and [s.get("branch") for s in c.segments] == [0, 1]
+    assert c is not None and [s.branch for s in c.segments] == [0, 1]
     assert ", or " in c.description
     assert PatternConstraint.from_dict(c.to_dict()) == c
     assert c.validate(dates[:5] + times[:5]).passed

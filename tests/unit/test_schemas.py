@@ -170,8 +170,8 @@ def test_a_suite_with_a_repeated_segment_loads_and_validates(tmp_path):
     path = tmp_path / "suite.json"
     path.write_text(json.dumps(suite(REPEATED)))
     (loaded,) = ConstraintSuite.load(path).pattern_constraints()
-    assert loaded.segments[1]["repeat"] == 3
-    assert loaded.segments[0]["shape_risk"] == 0.0346
+    assert loaded.segments[1].repeat == 3
+    assert loaded.segments[0].shape_risk == 0.0346
     assert loaded.validate(["ab_cd", "ab_cd_ef_gh", "xy"]).passed
     # four repetitions is one more than the segment allows
     result = loaded.validate(["ab_cd", "ab_cd_ef_gh_ij_kl"])
