@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import autovalidate.metrics.expressions as E
 from autovalidate.errors import DataError
-from autovalidate.metrics import expressions as E
 from autovalidate.metrics.base import (
     ColumnAnalyzer,
     EngineAnalyzer,

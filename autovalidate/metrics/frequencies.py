@@ -19,8 +19,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+import autovalidate.metrics.expressions as E
 from autovalidate.errors import ParameterError
-from autovalidate.metrics import expressions as E
 from autovalidate.metrics.base import (
     COUNT_COLUMN,
     ColumnAnalyzer,

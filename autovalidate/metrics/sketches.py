@@ -31,8 +31,8 @@ from typing import Any
 
 import numpy as np
 
+import autovalidate.metrics.expressions as E
 from autovalidate.errors import ParameterError
-from autovalidate.metrics import expressions as E
 from autovalidate.metrics.base import (
     ColumnAnalyzer,
     ScanShareableAnalyzer,

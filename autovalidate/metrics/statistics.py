@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from autovalidate.metrics import expressions as E
+import autovalidate.metrics.expressions as E
 from autovalidate.metrics.base import (
     ColumnAnalyzer,
     EngineAnalyzer,

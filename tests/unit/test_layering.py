@@ -142,6 +142,37 @@ def test_only_the_engine_modules_import_duckdb_or_pyspark() -> None:
     assert _engine_imports_outside_the_engines(PACKAGE) == []
 
 
+def _own_package_root_imports(package: Path) -> list[str]:
+    """Modules of a subpackage that import from its ``__init__``, which imports them back."""
+    bad = []
+    for rel, _ in _modules(package):
+        if len(rel.parts) < 2 or rel.name == "__init__.py":
+            continue
+        root = f"autovalidate.{rel.parts[0]}"
+        tree = ast.parse((package / rel).read_text(), str(rel))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module == root:
+                bad.append(f"{rel}:{node.lineno} imports from {root}")
+    return bad
+
+
+def test_no_module_imports_its_own_package_root() -> None:
+    assert _own_package_root_imports(PACKAGE) == []
+
+
+def test_an_own_package_root_import_is_caught(tmp_path: Path) -> None:
+    """The test can fail: the import the metrics modules had (issue 32)."""
+    pkg = tmp_path / "autovalidate"
+    (pkg / "metrics").mkdir(parents=True)
+    (pkg / "metrics" / "__init__.py").write_text("from autovalidate.metrics.counts import Size\n")
+    (pkg / "metrics" / "counts.py").write_text(
+        "from autovalidate.metrics import expressions as E\n"
+    )
+    assert _own_package_root_imports(pkg) == [
+        "metrics/counts.py:1 imports from autovalidate.metrics"
+    ]
+
+
 def test_the_package_never_imports_its_entry_points() -> None:
     assert _entry_point_imports(PACKAGE) == []
 
