@@ -146,3 +146,34 @@ def test_exports_list_reference_constraints_as_skipped_and_the_tests_match():
             ".has_no_drift",
         ], target
     assert SCHEMA_TESTS == list(DISTRIBUTION_TESTS)
+
+
+def test_validate_binds_references_to_files(tmp_path):
+    import pyarrow.csv as pcsv
+    from typer.testing import CliRunner
+
+    from autovalidate.cli import app
+
+    tables = _tables()
+    for name, table in tables.items():
+        pcsv.write_csv(table, tmp_path / f"{name}.csv")
+    suite = tmp_path / "suite.json"
+    suite.write_text(json.dumps(SUITE))
+    batch = str(tmp_path / "subdivision-codes.csv")
+    bound = [
+        "--reference", f"countries={tmp_path / 'country-codes.csv'}",
+        "--reference", f"aliases={tmp_path / 'alias.csv'}",
+        "--reference", f"last batch={batch}",
+    ]
+    runner = CliRunner()
+    result = runner.invoke(app, ["validate", batch, "-c", str(suite), *bound, "--json"])
+    assert result.exit_code == 1, result.output  # the aliases constraint fails
+    rows = json.loads(result.output)["results"]
+    assert [r["constraint_status"] for r in rows] == ["Success", "Failure", "Success"]
+    n_orphans, _ = _expected_orphans(tables)
+    assert f"{n_orphans} of 1000 rows" in rows[1]["constraint_message"]
+
+    unbound = runner.invoke(app, ["validate", batch, "-c", str(suite), *bound[:2]])
+    assert unbound.exit_code == 2 and "'aliases'" in unbound.output
+    bad = runner.invoke(app, ["validate", batch, "-c", str(suite), "--reference", "countries"])
+    assert bad.exit_code == 2 and "NAME=PATH" in bad.output
