@@ -121,8 +121,8 @@ def to_relation(data: Any, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyRel
     ----------
     data
         A path (``str`` or ``PathLike``) to a CSV/TSV or Parquet file, a glob or
-        a directory of Parquet files; a pandas DataFrame; a pyarrow Table or
-        RecordBatch; or a DuckDB relation.
+        a directory of Parquet files; a pandas DataFrame; a polars DataFrame
+        (read as Arrow); a pyarrow Table or RecordBatch; or a DuckDB relation.
     con
         The connection that will run the queries.
 
@@ -164,12 +164,14 @@ def to_relation(data: Any, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyRel
     module = type(data).__module__.split(".")[0]
     if module in {"pandas", "pyarrow", "polars"}:
         try:
-            return con.from_arrow(data) if module == "pyarrow" else con.from_df(data)
+            # a polars DataFrame is an Arrow stream (``__arrow_c_stream__``); DuckDB's
+            # from_df takes pandas only
+            return con.from_df(data) if module == "pandas" else con.from_arrow(data)
         except (duckdb.Error, TypeError, ValueError) as exc:
             raise DataError(f"cannot use {type(data).__name__} as a table: {exc}") from exc
     raise DataError(
         f"unsupported data of type {type(data).__name__}: expected a path, a pandas "
-        "DataFrame, a pyarrow Table or a DuckDB relation"
+        "or polars DataFrame, a pyarrow Table or a DuckDB relation"
     )
 
 

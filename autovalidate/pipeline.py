@@ -59,7 +59,7 @@ SuiteLike = (
 
 
 def _checks_of(
-    suite: Any, repository: MetricsRepository | None
+    suite: Any, repository: MetricsRepository | None, references: Mapping[str, Any] | None
 ) -> tuple[list[Check], ConstraintSuite | None]:
     """The checks to run, and the suite they come from (``None`` for checks built in Python)."""
     if isinstance(suite, (str, os.PathLike)):
@@ -74,7 +74,7 @@ def _checks_of(
         elif all(isinstance(s, PatternConstraint) for s in suite):
             suite = ConstraintSuite.of_patterns(suite)
     if isinstance(suite, ConstraintSuite):
-        return suite.to_checks(repository=repository), suite
+        return suite.to_checks(repository=repository, references=references), suite
     raise ParameterError(
         "suite: expected a suite file, a ConstraintSuite, checks (Check or CheckSpec, alone "
         f"or in a list of one kind) or pattern constraints; got {type(suite).__name__}"
@@ -89,6 +89,7 @@ def validate(
     repository: MetricsRepository | None = None,
     examples: int = DEFAULT_EXAMPLES,
     examples_of_passing: bool = False,
+    references: Mapping[str, Any] | None = None,
 ) -> ValidationResult:
     """Verify a batch against every check of a suite, in shared scans.
 
@@ -116,6 +117,9 @@ def validate(
     examples_of_passing
         Also fetch examples for passing pattern constraints with
         non-conforming values (as a report shows).
+    references
+        Reference name -> data, for the suite's ``has_referential_integrity``
+        and ``has_no_drift`` constraints (see :meth:`ConstraintSuite.run`).
 
     Returns
     -------
@@ -134,13 +138,14 @@ def validate(
         :class:`~autovalidate.errors.QueryError`, an error in one
         constraint's own SQL, fails that constraint instead.
     ConstraintFormatError
-        If the suite file is malformed, or has ``has_no_anomalies`` and no
-        repository; :class:`~autovalidate.errors.UnsafeInputError` if its SQL
-        or a regex is refused (:mod:`autovalidate.user_code`).
+        If the suite file is malformed, has ``has_no_anomalies`` and no
+        repository, or names a reference that ``references`` does not bind;
+        :class:`~autovalidate.errors.UnsafeInputError` if its SQL or a regex is
+        refused (:mod:`autovalidate.user_code`).
     ParameterError
         If ``suite`` is none of the above.
     """
-    checks, loaded = _checks_of(suite, repository)
+    checks, loaded = _checks_of(suite, repository, references)
     verification = run_checks(
         checks,
         data,

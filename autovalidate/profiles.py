@@ -14,6 +14,8 @@ and so does :func:`profile_columns`, each pass one analysis run of
    string columns; Minimum, Maximum, Mean, StandardDeviation and Sum of
    columns that already have a numeric type (Deequ leaves these to pass 2;
    their types are known before any pass, so they join the first scan);
+   NewestTimestamp of date and timestamp columns (not in Deequ: for the
+   freshness suggestion);
 2. only when string columns were inferred Integral or Fractional: one scan
    over those columns cast to 64-bit floats (null where a value is not a
    number, Deequ's ``castNumericStringColumns``) for their numeric statistics;
@@ -59,6 +61,7 @@ from autovalidate.metrics import (
     Metric,
     Minimum,
     MinLength,
+    NewestTimestamp,
     Size,
     StandardDeviation,
     Sum,
@@ -159,6 +162,10 @@ class ColumnProfile:
     min_length, max_length
         Shortest and longest text of the non-null values, in code points, for
         String columns.
+    newest
+        The newest value of a date or timestamp column, in seconds since the
+        Unix epoch (:class:`~autovalidate.metrics.NewestTimestamp`), ``None``
+        for other columns or without values.
     """
 
     column: str
@@ -176,6 +183,7 @@ class ColumnProfile:
     sum: float | None = None
     min_length: int | None = None
     max_length: int | None = None
+    newest: float | None = None
 
     @property
     def is_numeric(self) -> bool:
@@ -193,7 +201,9 @@ class ColumnProfile:
         }
         if self.type_counts:
             out["type_counts"] = dict(self.type_counts)
-        for name in ("minimum", "maximum", "mean", "std_dev", "sum", "min_length", "max_length"):
+        for name in (
+            "minimum", "maximum", "mean", "std_dev", "sum", "min_length", "max_length", "newest"
+        ):
             if getattr(self, name) is not None:
                 out[name] = getattr(self, name)
         if self.histogram is not None:
@@ -307,6 +317,8 @@ def profile_columns(
                 first += [DataType(c), MinLength(c), MaxLength(c)]
             if schema[c] is ColumnKind.NUMERIC:
                 first += _numeric_analyzers(c)
+            if schema[c] is ColumnKind.TEMPORAL:
+                first.append(NewestTimestamp(c))
         say("profiling: completeness, distinct values, types (pass 1/3)")
         context = run_analyzers(engine, first)
         metrics = dict(context.metrics)
@@ -412,4 +424,5 @@ def _profile(
         histogram=histogram if isinstance(histogram, Distribution) else None,
         **numeric,  # type: ignore[arg-type]
         **lengths,
+        newest=_value(metrics, NewestTimestamp(column)) if kind is ColumnKind.TEMPORAL else None,
     )

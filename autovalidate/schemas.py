@@ -36,6 +36,8 @@ _TEXTS: dict[str, Any] = {"type": "array", "items": _TEXT}
 
 #: :data:`autovalidate.drift.TESTS`.
 DRIFT_TESTS = ["fisher", "chi2", "strict"]
+#: :data:`autovalidate.metrics.distribution.DISTRIBUTION_TESTS` (``has_no_drift``'s ``test``).
+DISTRIBUTION_TESTS = ["ks", "chi2", "psi", "js"]
 #: The methods that infer pattern constraints (``suggest --method``).
 METHODS = ["fmdv", "fmdv-v", "fmdv-h", "fmdv-vh"]
 #: :class:`autovalidate.checks.CheckLevel` values.
@@ -164,6 +166,13 @@ _DEEQU_CONSTRAINT: dict[str, Any] = {
         "allow_added": {"type": "boolean"},
         "max_age_hours": {"type": "number", "minimum": 0, "maximum": _MAX},
         "reference_time": _OPTIONAL_TEXT,
+        # has_referential_integrity, has_no_drift: the suite names the reference data,
+        # the caller binds the name when the suite runs; data, a path or a query is refused
+        "reference": {"const": None, "title": "reference (a suite names it: reference_name)"},
+        "reference_name": _TEXT,
+        "reference_columns": {"type": ["string", "array", "null"], "items": _TEXT},
+        "test": {"enum": DISTRIBUTION_TESTS, "title": "drift test"},
+        "threshold": {"type": ["number", "null"], "minimum": 0, "maximum": _MAX},
         # has_no_anomalies
         "analyzer": {"type": "object", "required": ["analyzer"]},
         "strategy": {"type": "object", "required": ["strategy"]},

@@ -1144,6 +1144,7 @@ class Check:
 
     # -- referential integrity -----------------------------------------------------
 
+    @in_suites
     def has_referential_integrity(
         self,
         columns: Columns,
@@ -1162,8 +1163,10 @@ class Check:
         composite foreign key. A failure names the orphan rows' count and up
         to five orphan values, also in the result's ``details``. See
         :class:`~autovalidate.metrics.ReferentialIntegrity` for what
-        ``reference`` may be on each engine. Not in suite files (a
-        reference is data, not a setting).
+        ``reference`` may be on each engine. In a suite file the reference is
+        named by ``reference_name`` and bound to data when the suite runs
+        (``ConstraintSuite.run(..., references={name: data})``); a suite never
+        holds the data, a path or a query.
 
         References
         ----------
@@ -1182,6 +1185,7 @@ class Check:
             )
         )
 
+    @in_suites
     def has_no_drift(
         self,
         column: str,
@@ -1201,7 +1205,9 @@ class Check:
         (alpha for ks and chi2, default 0.05; the largest statistic that is
         no drift for psi, default 0.2, and js, default 0.1): see
         :func:`autovalidate.metrics.distribution.distribution_drift`. Reads both batches
-        (one grouping each); not in suite files (a reference is data).
+        (one grouping each). In a suite file the reference is named by
+        ``reference_name`` and bound to data when the suite runs, as for
+        :meth:`has_referential_integrity`.
 
         Raises
         ------

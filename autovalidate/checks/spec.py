@@ -236,6 +236,14 @@ CHECK_METHODS = SUITE_METHODS
 _ANOMALY = "has_no_anomalies"
 _COMMON = ("assertion", "where", "hint")
 _ANOMALY_ARGS = ("analyzer", "strategy", "dataset", "tags", "after", "before")
+#: Constraints that read a reference data set. A suite names the reference
+#: (``reference_name``); the caller binds the name to data when the suite runs, so a
+#: suite, untrusted input, never makes the tool read a path or run a query of its own.
+_REFERENCE_METHODS = ("has_referential_integrity", "has_no_drift")
+
+
+class _Code(str):
+    """Python source standing for an argument in :meth:`ConstraintSpec.code`."""
 
 
 def _plain_arg(value: Any) -> Any:
@@ -260,7 +268,9 @@ class ConstraintSpec:
         allowed values, bounds, a data type's name). For ``has_no_anomalies``:
         ``analyzer`` (see :func:`analyzer_to_dict`), ``strategy`` (see
         :func:`autovalidate.anomaly.strategy_from_dict`), ``dataset`` and
-        optionally ``tags`` and ``after``/``before`` (ms since the epoch).
+        optionally ``tags`` and ``after``/``before`` (ms since the epoch). For
+        ``has_referential_integrity`` and ``has_no_drift``: ``reference_name``
+        instead of the reference, bound to data when the suite runs.
     assertion
         The assertion on the metric, ``None`` where the method has a default
         (``is_complete``: the metric is 1) or takes none.
@@ -273,7 +283,8 @@ class ConstraintSpec:
     Raises
     ------
     ConstraintFormatError
-        If the method is unknown or the arguments do not fit its signature.
+        If the method is unknown or the arguments do not fit its signature,
+        or a reference constraint holds ``reference`` instead of naming it.
     UnsafeInputError
         If ``where`` or a ``satisfies`` predicate is not one SQL expression
         over the table's columns (in DuckDB's or Spark's SQL), or a
@@ -311,9 +322,17 @@ class ConstraintSpec:
             )
         if self.constraint not in CHECK_METHODS:
             raise ConstraintFormatError(f"unknown constraint {self.constraint!r}")
+        bound: dict[str, Any] = {}
+        if self.constraint in _REFERENCE_METHODS:
+            if "reference" in self.args or not isinstance(self.args.get("reference_name"), str):
+                raise ConstraintFormatError(
+                    f"{self.constraint} in a suite names its reference with 'reference_name' "
+                    "(the data is bound when the suite runs), not 'reference'"
+                )
+            bound["reference"] = None
         try:
             inspect.signature(getattr(Check, self.constraint)).bind(
-                None, **self._call_args(), **self._common_kwargs()
+                None, **bound, **self._call_args(), **self._common_kwargs()
             )
         except TypeError as exc:
             raise ConstraintFormatError(f"{self.constraint}: {exc}") from exc
@@ -359,13 +378,23 @@ class ConstraintSpec:
                 out.extend(value)
         return tuple(out)
 
-    def add_to(self, check: Check, *, repository: MetricsRepository | None = None) -> Check:
+    def add_to(
+        self,
+        check: Check,
+        *,
+        repository: MetricsRepository | None = None,
+        references: Mapping[str, Any] | None = None,
+    ) -> Check:
         """Return ``check`` with this constraint added.
+
+        ``references`` binds the reference names of ``has_referential_integrity``
+        and ``has_no_drift`` to data (what the check method takes as ``reference``).
 
         Raises
         ------
         ConstraintFormatError
-            For ``has_no_anomalies`` without a repository.
+            For ``has_no_anomalies`` without a repository, or a reference
+            constraint whose reference name is not bound.
         """
         if self.constraint == _ANOMALY:
             from autovalidate.anomaly import strategy_from_dict
@@ -384,8 +413,17 @@ class ConstraintSpec:
                 before=self.args.get("before"),
                 hint=self.hint,
             )
+        bound: dict[str, Any] = {}
+        if self.constraint in _REFERENCE_METHODS:
+            name = self.args["reference_name"]
+            if references is None or name not in references:
+                raise ConstraintFormatError(
+                    f"{self.constraint} needs the reference {name!r}: bind it to data "
+                    f"(references={{{name!r}: data}}, validate --reference {name}=PATH)"
+                )
+            bound["reference"] = references[name]
         method = getattr(check, self.constraint)
-        result: Check = method(**self._call_args(), **self._common_kwargs())
+        result: Check = method(**bound, **self._call_args(), **self._common_kwargs())
         return result
 
     def code(self) -> str:
@@ -402,6 +440,8 @@ class ConstraintSpec:
             return f".has_no_anomalies({', '.join(parts)})"
         signature = inspect.signature(getattr(Check, self.constraint))
         values: dict[str, Any] = {**self._call_args(), **self._common_kwargs()}
+        if self.constraint in _REFERENCE_METHODS:
+            values["reference"] = _Code(f"references[{self.args['reference_name']!r}]")
         positional: list[str] = []
         keyword: list[str] = []
         in_order = True  # positional while no earlier parameter was left out
@@ -410,7 +450,10 @@ class ConstraintSpec:
                 in_order = False
                 continue
             value = values[name]
-            text = value.code() if isinstance(value, Assertion) else _code_literal(value)
+            if isinstance(value, Assertion):
+                text = value.code()
+            else:
+                text = value if isinstance(value, _Code) else _code_literal(value)
             if in_order and param.kind is param.POSITIONAL_OR_KEYWORD:
                 positional.append(text)
             else:
@@ -502,8 +545,13 @@ class CheckSpec:
     level: CheckLevel
     constraints: tuple[SuiteConstraint, ...]
 
-    def to_check(self, *, repository: MetricsRepository | None = None) -> Check:
-        """Build the :class:`~autovalidate.checks.Check`."""
+    def to_check(
+        self,
+        *,
+        repository: MetricsRepository | None = None,
+        references: Mapping[str, Any] | None = None,
+    ) -> Check:
+        """Build the :class:`~autovalidate.checks.Check` (see :meth:`ConstraintSpec.add_to`)."""
         check = Check(self.level, self.description)
         for c in self.constraints:
             if isinstance(c, PatternConstraint):
@@ -511,7 +559,7 @@ class CheckSpec:
                     raise ConstraintFormatError("a pattern constraint in a suite needs its column")
                 check = check.satisfies_pattern_constraint(c.column, c)
             else:
-                check = c.add_to(check, repository=repository)
+                check = c.add_to(check, repository=repository, references=references)
         return check
 
     def to_dict(self) -> dict[str, Any]:
@@ -646,9 +694,17 @@ class ConstraintSuite:
         """Pattern constraints as a suite: one check at level Error, as ``suggest`` writes them."""
         return cls((_pattern_check(list(constraints)),))
 
-    def to_checks(self, *, repository: MetricsRepository | None = None) -> list[Check]:
-        """The suite's checks, ready for a :class:`~autovalidate.checks.VerificationSuite`."""
-        return [c.to_check(repository=repository) for c in self.checks]
+    def to_checks(
+        self,
+        *,
+        repository: MetricsRepository | None = None,
+        references: Mapping[str, Any] | None = None,
+    ) -> list[Check]:
+        """The suite's checks, ready for a :class:`~autovalidate.checks.VerificationSuite`.
+
+        ``references`` binds reference names to data (:meth:`ConstraintSpec.add_to`).
+        """
+        return [c.to_check(repository=repository, references=references) for c in self.checks]
 
     def run(
         self,
@@ -658,6 +714,7 @@ class ConstraintSuite:
         rename: Mapping[str, str] | None = None,
         examples: int = DEFAULT_EXAMPLES,
         examples_of_passing: bool = False,
+        references: Mapping[str, Any] | None = None,
     ) -> VerificationResult:
         """Verify ``data`` against every check.
 
@@ -681,6 +738,11 @@ class ConstraintSuite:
         examples_of_passing
             Also fetch examples for passing pattern constraints that have
             non-conforming values (within their tolerance), as a report shows.
+        references
+            Reference name -> data, for ``has_referential_integrity`` and
+            ``has_no_drift`` constraints (the data as their ``reference``: on
+            DuckDB a pandas or polars DataFrame or an Arrow table, the suite
+            runs with file access off; on Spark a DataFrame of the session).
 
         Returns
         -------
@@ -697,10 +759,11 @@ class ConstraintSuite:
         DataSourceError, DataError
             If the data cannot be read at all.
         ConstraintFormatError
-            If a ``has_no_anomalies`` constraint has no repository.
+            If a ``has_no_anomalies`` constraint has no repository, or a
+            reference constraint's reference is not in ``references``.
         """
         return run_checks(
-            self.to_checks(repository=repository),
+            self.to_checks(repository=repository, references=references),
             data,
             rename=rename,
             examples=examples,

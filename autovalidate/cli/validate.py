@@ -45,6 +45,14 @@ def validate(
         help="SUITE_COLUMN=FILE_COLUMN: check the suite's column on the file's column of "
         "another name (repeatable), e.g. --rename ZipCode=zip.",
     ),
+    reference: list[str] = typer.Option(
+        [],
+        "--reference",
+        metavar="NAME=PATH",
+        help="NAME=PATH: the reference data the suite's has_referential_integrity and "
+        "has_no_drift constraints name NAME (repeatable), a CSV/TSV (read as text) or "
+        "Parquet file, e.g. --reference countries=country-codes.csv.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
     html: Path = typer.Option(
         None,
@@ -72,7 +80,9 @@ def validate(
     with a list column _broken_constraints; constraints on the whole batch
     (uniqueness, size, means) have no rows to write. --junit writes a JUnit
     XML report: a test suite per check, a test case per constraint, a
-    failure per failed constraint of an Error-level check.
+    failure per failed constraint of an Error-level check. --reference binds
+    a reference name of the suite to a file, read into memory before the
+    suite runs (a suite names its references and never holds a path).
 
     Exit codes: 0 every Error-level check passed (Warning-level failures are
     reported), 1 an Error-level check failed, 2 error (a column the suite
@@ -89,6 +99,7 @@ def validate(
 
         repo = open_repository(repository)
     renamed = parse_rename(rename)
+    references = _read_references(reference)
     # the suite's SQL runs on DuckDB databases with no file access but FILE's (run_checks')
     with local_input(file) as path, reading(path), open_engine(path, sandbox=True) as engine:
         require_rows(engine, path)
@@ -98,6 +109,7 @@ def validate(
             repository=repo,
             rename=renamed,
             examples_of_passing=html is not None,
+            references=references,
         )
         rows = result.rows()
         if failed_rows is not None:
@@ -121,6 +133,35 @@ def validate(
         wrote(html, junit, failed_rows)
     if not result.passed:
         raise typer.Exit(EXIT_FAILED)
+
+
+def _read_references(pairs: list[str]) -> dict[str, Any]:
+    """``["countries=codes.csv"]`` -> ``{"countries": <the file as an Arrow table>}``.
+
+    Each file is read as ``validate`` reads FILE (CSV as text), into memory.
+
+    Raises
+    ------
+    ParameterError
+        If a pair has no ``=`` or an empty side, or a name is given twice.
+    DataSourceError
+        If a file cannot be read.
+    """
+    import duckdb
+
+    from autovalidate.errors import ParameterError
+    from autovalidate.io import to_relation
+
+    tables: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, path = pair.partition("=")
+        if not (sep and name and path):
+            raise ParameterError(f"--reference {pair!r}: expected NAME=PATH")
+        if name in tables:
+            raise ParameterError(f"--reference: {name!r} given twice")
+        with duckdb.connect() as con:
+            tables[name] = to_relation(path, con).to_arrow_table()
+    return tables
 
 
 #: Widest the check column gets, and narrowest the constraint column, in characters.

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import ROUND_CEILING, ROUND_DOWN, ROUND_FLOOR, Decimal
@@ -45,6 +46,7 @@ __all__ = [
     "categorical_range",
     "complete_if_complete",
     "fractional_categorical_range",
+    "fresh_if_recent",
     "has_max_length",
     "has_min_length",
     "non_negative_numbers",
@@ -133,12 +135,16 @@ class RuleContext:
         Reads a column's values as text (nulls as ``None``), for the pattern rule.
     pattern_options
         Keyword arguments for :func:`autovalidate.suggest_pattern`.
+    now
+        The time suggestions are made at, seconds since the Unix epoch; ``None``
+        for the clock's (the freshness rule measures ages from it).
     """
 
     num_records: int
     index: PatternIndex | None = None
     values: Callable[[str], Sequence[str | None]] | None = None
     pattern_options: dict[str, Any] = field(default_factory=dict)
+    now: float | None = None
 
 
 RuleFunction = Callable[[ColumnProfile, RuleContext], "ConstraintSuggestion | None"]
@@ -564,6 +570,36 @@ def has_max_length(profile: ColumnProfile, context: RuleContext) -> ConstraintSu
     return _length_suggestion("HasMaxLength", profile, "MaxLength", "<=", profile.max_length)
 
 
+#: Freshness is suggested for a column whose newest value is at most this old (a week).
+RECENT_HOURS = 7 * 24
+
+
+def fresh_if_recent(profile: ColumnProfile, context: RuleContext) -> ConstraintSuggestion | None:
+    """``is_fresh`` for a date or timestamp column whose newest value is recent.
+
+    Applies to a temporal column whose newest value (``profile.newest``) is at
+    most :data:`RECENT_HOURS` (a week) before ``context.now`` and not after it:
+    data that is loaded regularly. Suggests a maximum age of twice the
+    current age in whole days, at least one day (24, 48, ... hours), so the
+    next load may come as late again. Older data (an archive) gets none. Not
+    a Deequ rule: DQDL ``DataFreshness``, Soda ``freshness``.
+    """
+    if profile.kind is not ColumnKind.TEMPORAL or profile.newest is None:
+        return None
+    now = time.time() if context.now is None else context.now
+    age_hours = (now - profile.newest) / 3600.0
+    if not 0.0 <= age_hours <= RECENT_HOURS:
+        return None
+    max_age = 24 * max(1, math.ceil(2 * age_hours / 24))
+    return _suggestion(
+        "FreshIfRecentRule",
+        profile,
+        f"'{profile.column}' has a value of the last {max_age} hours",
+        f"Newest: {age_hours:.1f} hours old",
+        ConstraintSpec("is_fresh", {"column": profile.column, "max_age_hours": max_age}),
+    )
+
+
 def pattern_rule(profile: ColumnProfile, context: RuleContext) -> ConstraintSuggestion | None:
     """An Auto-Validate pattern constraint for a String column, from an index's corpus evidence.
 
@@ -604,6 +640,8 @@ def pattern_rule(profile: ColumnProfile, context: RuleContext) -> ConstraintSugg
 
 
 _DESCRIPTIONS = {
+    "FreshIfRecentRule": "If the newest value of a date or timestamp column is at most a week "
+    "old, we suggest that new data keeps arriving at least half as often",
     "CompleteIfCompleteRule": "If a column is complete in the sample, we suggest a NOT NULL "
     "constraint",
     "RetainCompletenessRule": "If a column is incomplete in the sample, we model its "
@@ -633,7 +671,7 @@ def _rule(name: str, apply: RuleFunction) -> SuggestionRule:
     return SuggestionRule(name, _DESCRIPTIONS[name], apply)
 
 
-#: Deequ's default rules, with UniqueIfApproximatelyUnique and the length rules.
+#: Deequ's default rules, with UniqueIfApproximatelyUnique, the length rules and FreshIfRecent.
 DEFAULT_RULES: tuple[SuggestionRule, ...] = (
     _rule("CompleteIfCompleteRule", complete_if_complete),
     _rule("RetainCompletenessRule", retain_completeness),
@@ -644,6 +682,7 @@ DEFAULT_RULES: tuple[SuggestionRule, ...] = (
     _rule("UniqueIfApproximatelyUniqueRule", unique_if_approximately_unique),
     _rule("HasMinLength", has_min_length),
     _rule("HasMaxLength", has_max_length),
+    _rule("FreshIfRecentRule", fresh_if_recent),
 )
 
 #: The Auto-Validate pattern rule; the runner adds it with the configured or the default index.
