@@ -54,6 +54,7 @@ from autovalidate.anomaly.avh import (
     Interval,
     Option,
     Side,
+    ZeroVariance,
     fit_interval,
     js_divergence,
     linf_distance,
@@ -659,6 +660,7 @@ def fit_program(
     clt: bool = False,
     alpha: float = 0.05,
     seed: int = 0,
+    zero_variance: ZeroVariance = "rank",
 ) -> AVHProgram:
     """Program the constraints of a dataset from its history (Tu et al., KDD 2023, §3).
 
@@ -680,6 +682,11 @@ def fit_program(
         Significance of the trend test that decides differencing.
     seed
         Seeds the synthetic issues.
+    zero_variance
+        How a history without variation is bounded
+        (:func:`~autovalidate.anomaly.avh.fit_interval`): ``"rank"`` (the
+        default; a bound that holds) or ``"plugin"`` (the plug-in estimate
+        ``sigma = 0``; not a guarantee, see :mod:`autovalidate.anomaly.avh`).
 
     Returns
     -------
@@ -714,7 +721,13 @@ def fit_program(
     for key, (c, side) in by_key.items():
         values = [_value_of(c, o, last) for o in observed]
         for level in range(_LEVELS):
-            interval = fit_interval(c.history, delta / 2**level, side=side, clt=_clt(c, clt))
+            interval = fit_interval(
+                c.history,
+                delta / 2**level,
+                side=side,
+                clt=_clt(c, clt),
+                zero_variance=zero_variance,
+            )
             if interval.fpr > delta:
                 break
             covers = frozenset(
