@@ -32,8 +32,10 @@ characters), category drift (a column with at most 50 distinct values resampled
 with weights inverse to the frequencies), string format change (separators
 ``-`` ``:`` ``.`` ``/`` and spaces swapped, letters' case swapped).
 
-Methods, all on the same history (recorded in an in-memory metrics repository
-by :func:`autovalidate.anomaly.avh_batches.record_avh_batch`):
+Methods, all on the same history (the statistics
+:func:`autovalidate.anomaly.avh_batches.record_avh_batch` records: the
+conformance to Auto-Validate patterns learned from the first history batch's
+text columns included):
 
 * ``avh@delta`` for delta in 0.01, 0.05, 0.1: one program per history
   (:func:`~autovalidate.anomaly.avh_batches.fit_program`, synthetic issues from the
@@ -95,6 +97,7 @@ from autovalidate.anomaly.avh_batches import (
     avh_statistics,
     fit_program,
     synthetic_issues,
+    tracked_patterns,
 )
 from autovalidate.anomaly.base import AnomalyDetectionStrategy, DataPoint
 from autovalidate.anomaly.batches import BATCH_STATISTICS
@@ -250,9 +253,15 @@ def inject(frame: pd.DataFrame, kind: str, rng: np.random.Generator) -> tuple[pd
 # -- methods ---------------------------------------------------------------------------------
 
 
-def _stats(frame: pd.DataFrame, numeric: list[str]) -> dict[str, Metric]:
+def _stats(
+    frame: pd.DataFrame,
+    numeric: list[str],
+    patterns: dict[str, str] | None = None,
+    learn: bool = False,
+) -> dict[str, Metric]:
     present = [c for c in numeric if c in frame.columns]
-    return {str(a): m for a, m in avh_statistics(frame, numeric_columns=present).items()}
+    stats = avh_statistics(frame, numeric_columns=present, patterns=patterns, learn=learn)
+    return {str(a): m for a, m in stats.items()}
 
 
 def _strategies() -> dict[str, tuple[AnomalyDetectionStrategy, tuple[str, ...]]]:
@@ -322,9 +331,12 @@ def _patterns_reject(patterns: dict[str, PatternConstraint], frame: pd.DataFrame
 
 def run_trial(trial: Trial, issue_rng: np.random.Generator) -> list[dict[str, Any]]:
     numeric = _numeric_columns(pd.concat(trial.history, ignore_index=True))
-    history = [_stats(b, numeric) for b in trial.history]
+    # as record_avh_batch: the first batch's text columns get their patterns, kept after
+    first = _stats(trial.history[0], numeric, learn=True)
+    learned = tracked_patterns([AnalysisResult(ResultKey("p", 0), first)])
+    history = [first] + [_stats(b, numeric, learned) for b in trial.history[1:]]
     results = [AnalysisResult(ResultKey("p", t), h) for t, h in enumerate(history)]
-    issues = synthetic_issues(trial.history[-1], numeric_columns=numeric)
+    issues = synthetic_issues(trial.history[-1], numeric_columns=numeric, patterns=learned)
     programs = {
         f"{prefix}@{d}": fit_program(results, None, d, issues=issues, zero_variance=zv)  # type: ignore[arg-type]
         for prefix, zv in TREATMENTS.items()
@@ -340,7 +352,7 @@ def run_trial(trial: Trial, issue_rng: np.random.Generator) -> list[dict[str, An
         cases += [("clean", "", batch), (kind, column, broken)]
     cases += [("dirty rows (Redyuk et al. flights)", "", d) for d in trial.dirty]
     for kind, column, frame in cases:
-        new = _stats(frame, numeric)
+        new = _stats(frame, numeric, learned)
         decisions = {name: p.rejects(new, history[-1]) for name, p in programs.items()}
         for name, (strategy, names) in strategies.items():
             decisions[name] = _forecast_rejects(strategy, names, history, new)
