@@ -880,6 +880,7 @@ def validate_batch_avh(
     tags: Mapping[str, str] | None = None,
     before: int | None = None,
     clt: bool = False,
+    zero_variance: ZeroVariance = "rank",
 ) -> tuple[BatchValidationResult, AVHProgram]:
     """Accept or reject a batch by an AVH program (programmed here unless ``program`` is given).
 
@@ -906,6 +907,9 @@ def validate_batch_avh(
         Which earlier results form the history (as for ``validate_batch``).
     clt
         Also offer normal-approximation intervals for averages.
+    zero_variance
+        ``"rank"`` or ``"plugin"``: how a history without variation is
+        bounded when programming (:func:`fit_program`).
 
     Returns
     -------
@@ -940,7 +944,7 @@ def validate_batch_avh(
     if program is None:
         if reference is None:
             raise ParameterError("programming needs a clean reference batch (or pass a program)")
-        program = fit_program(history, reference, delta, clt=clt)
+        program = fit_program(history, reference, delta, clt=clt, zero_variance=zero_variance)
     decisions = []
     for c, value in program.evaluate(current, history[-1].metrics):
         i = c.interval
