@@ -32,12 +32,24 @@ characters), category drift (a column with at most 50 distinct values resampled
 with weights inverse to the frequencies), string format change (separators
 ``-`` ``:`` ``.`` ``/`` and spaces swapped, letters' case swapped).
 
-Methods, all on the same history (recorded in an in-memory metrics repository
-by :func:`autovalidate.anomaly.avh_batches.record_avh_batch`):
+Methods, all on the same history (the statistics
+:func:`autovalidate.anomaly.avh_batches.record_avh_batch` records: the
+conformance to Auto-Validate patterns learned from the first history batch's
+text columns included):
 
 * ``avh@delta`` for delta in 0.01, 0.05, 0.1: one program per history
   (:func:`~autovalidate.anomaly.avh_batches.fit_program`, synthetic issues from the
-  newest history batch), pinned and run on every tested batch;
+  newest history batch), pinned and run on every tested batch; a history
+  without variation gets the rank bound (``zero_variance="rank"``, the default);
+* ``avh-plugin@delta``: the same with ``zero_variance="plugin"`` (the
+  plug-in estimate sigma = 0: "stays equal" priced at any requested bound;
+  see :mod:`autovalidate.anomaly.avh`), so the two treatments are compared on
+  the same trials;
+* ``autovalidate-patterns``: Auto-Validate patterns alone (Song & He 2021):
+  for every column, :func:`autovalidate.suggest_pattern` (default index,
+  default ``fmdv-vh``) trained on the whole history's values; a tested batch
+  is rejected when a column's Fisher drift test fails (alpha 0.01, the
+  default) or a column with a pattern is gone;
 * ``redyuk``: today's ``validate-batch`` (exponential smoothing, 90 %
   interval) on Redyuk's statistics;
 * ``deequ-online-normal`` / ``deequ-batch-normal`` (3 standard deviations) and
@@ -72,6 +84,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from autovalidate import PatternConstraint, suggest_pattern
 from autovalidate.anomaly import (
     AnomalyDetector,
     BatchNormalStrategy,
@@ -84,6 +97,7 @@ from autovalidate.anomaly.avh_batches import (
     avh_statistics,
     fit_program,
     synthetic_issues,
+    tracked_patterns,
 )
 from autovalidate.anomaly.base import AnomalyDetectionStrategy, DataPoint
 from autovalidate.anomaly.batches import BATCH_STATISTICS
@@ -95,6 +109,7 @@ SHARED = ROOT.parent / "shared"
 LAKE = SHARED / "lake"
 RESULTS = ROOT / "benchmarks" / "results"
 DELTAS = (0.01, 0.05, 0.1)
+TREATMENTS = {"avh": "rank", "avh-plugin": "plugin"}  # method prefix -> zero_variance
 KINDS = (
     "schema change",
     "unit change",
@@ -238,9 +253,15 @@ def inject(frame: pd.DataFrame, kind: str, rng: np.random.Generator) -> tuple[pd
 # -- methods ---------------------------------------------------------------------------------
 
 
-def _stats(frame: pd.DataFrame, numeric: list[str]) -> dict[str, Metric]:
+def _stats(
+    frame: pd.DataFrame,
+    numeric: list[str],
+    patterns: dict[str, str] | None = None,
+    learn: bool = False,
+) -> dict[str, Metric]:
     present = [c for c in numeric if c in frame.columns]
-    return {str(a): m for a, m in avh_statistics(frame, numeric_columns=present).items()}
+    stats = avh_statistics(frame, numeric_columns=present, patterns=patterns, learn=learn)
+    return {str(a): m for a, m in stats.items()}
 
 
 def _strategies() -> dict[str, tuple[AnomalyDetectionStrategy, tuple[str, ...]]]:
@@ -287,12 +308,41 @@ def _forecast_rejects(
     return False
 
 
+def _patterns(history: pd.DataFrame) -> dict[str, PatternConstraint]:
+    """Auto-Validate's constraint for each column of the history that gets one."""
+    out = {}
+    for c in history.columns:
+        values = history[c].dropna().tolist()
+        if values:
+            constraint = suggest_pattern(values, column=str(c))
+            if constraint is not None:
+                out[str(c)] = constraint
+    return out
+
+
+def _patterns_reject(patterns: dict[str, PatternConstraint], frame: pd.DataFrame) -> bool:
+    for c, constraint in patterns.items():
+        if c not in frame.columns:
+            return True
+        if not constraint.validate(frame[c].tolist(), examples=0).passed:
+            return True
+    return False
+
+
 def run_trial(trial: Trial, issue_rng: np.random.Generator) -> list[dict[str, Any]]:
     numeric = _numeric_columns(pd.concat(trial.history, ignore_index=True))
-    history = [_stats(b, numeric) for b in trial.history]
+    # as record_avh_batch: the first batch's text columns get their patterns, kept after
+    first = _stats(trial.history[0], numeric, learn=True)
+    learned = tracked_patterns([AnalysisResult(ResultKey("p", 0), first)])
+    history = [first] + [_stats(b, numeric, learned) for b in trial.history[1:]]
     results = [AnalysisResult(ResultKey("p", t), h) for t, h in enumerate(history)]
-    issues = synthetic_issues(trial.history[-1], numeric_columns=numeric)
-    programs = {d: fit_program(results, None, d, issues=issues) for d in DELTAS}
+    issues = synthetic_issues(trial.history[-1], numeric_columns=numeric, patterns=learned)
+    programs = {
+        f"{prefix}@{d}": fit_program(results, None, d, issues=issues, zero_variance=zv)  # type: ignore[arg-type]
+        for prefix, zv in TREATMENTS.items()
+        for d in DELTAS
+    }
+    patterns = _patterns(pd.concat(trial.history, ignore_index=True))
     strategies = _strategies()
     rows = []
     cases: list[tuple[str, str, pd.DataFrame]] = []
@@ -302,10 +352,11 @@ def run_trial(trial: Trial, issue_rng: np.random.Generator) -> list[dict[str, An
         cases += [("clean", "", batch), (kind, column, broken)]
     cases += [("dirty rows (Redyuk et al. flights)", "", d) for d in trial.dirty]
     for kind, column, frame in cases:
-        new = _stats(frame, numeric)
-        decisions = {f"avh@{d}": p.rejects(new, history[-1]) for d, p in programs.items()}
+        new = _stats(frame, numeric, learned)
+        decisions = {name: p.rejects(new, history[-1]) for name, p in programs.items()}
         for name, (strategy, names) in strategies.items():
             decisions[name] = _forecast_rejects(strategy, names, history, new)
+        decisions["autovalidate-patterns"] = _patterns_reject(patterns, frame)
         rows.append(
             {
                 "pipeline": trial.pipeline,
@@ -315,12 +366,12 @@ def run_trial(trial: Trial, issue_rng: np.random.Generator) -> list[dict[str, An
                 "rejected": decisions,
             }
         )
-    for d, p in programs.items():
+    for name, p in programs.items():
         rows.append(
             {
                 "pipeline": trial.pipeline,
                 "rep": trial.rep,
-                "program": d,
+                "program": name,
                 "constraints": len(p.constraints),
                 "fpr_bound": p.fpr_bound,
                 "synthetic_caught": p.covered,
@@ -351,7 +402,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         bad = [r["rejected"][m] for r in cases if r["kind"] != "clean"]
         fp, tp = int(sum(clean)), int(sum(bad))
         lo, hi = clopper_pearson(fp, len(clean))
-        delta = float(m.split("@")[1]) if m.startswith("avh@") else None
+        delta = float(m.split("@")[1]) if m.startswith("avh") and "@" in m else None
         entry = {
             "clean_trials": len(clean),
             "false_positives": fp,
@@ -423,10 +474,10 @@ def render(doc: dict[str, Any]) -> str:
         "synthetic issues caught:",
         "",
     ]
-    for d in DELTAS:
-        ps = [r for r in progs if r["program"] == d]
+    for name in dict.fromkeys(r["program"] for r in progs):
+        ps = [r for r in progs if r["program"] == name]
         lines.append(
-            f"* delta {d}: {np.mean([p['constraints'] for p in ps]):.1f} constraints, bound "
+            f"* {name}: {np.mean([p['constraints'] for p in ps]):.1f} constraints, bound "
             f"{np.mean([p['fpr_bound'] for p in ps]):.4f}, synthetic caught "
             f"{np.mean([p['synthetic_caught'] / max(1, p['synthetic']) for p in ps]):.2f}"
         )
@@ -460,7 +511,12 @@ def main(argv: list[str] | None = None) -> int:
         "commit": _commit(),
         "finished": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
         "seconds": time.time() - start,
-        "parameters": {"reps": args.reps, "tables": args.tables, "deltas": DELTAS},
+        "parameters": {
+            "reps": args.reps,
+            "tables": args.tables,
+            "deltas": DELTAS,
+            "zero_variance": TREATMENTS,
+        },
         "machine": {"python": sys.version.split()[0], "platform": platform.platform()},
         "pipelines": pipelines,
         "summary": summarize(rows),

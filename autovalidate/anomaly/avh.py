@@ -29,10 +29,30 @@ The method, as implemented here:
    standard deviation of ``X - mean(x_1..x_n)`` for independent values, so
    that the uncertainty of the history's mean is accounted for (a plug-in
    estimate, as in the paper; with few batches the bound holds only
-   approximately). A history without variation (``s == 0``) gets no moment
-   bound at all; its constraint "stay within [min, max] of the history" has
-   the exchangeability bound ``P(X outside [min, max]) <= 2 / (n + 1)``
-   (one-sided ``1 / (n + 1)``), which needs no estimate (:func:`rank_fpr`).
+   approximately).
+
+   A history without variation (``s == 0``: a column always complete, batches
+   of a fixed size) has two documented treatments (``zero_variance``):
+
+   * ``"rank"`` (the default): no moment bound at all; its constraint "stay
+     within [min, max] of the history" has the exchangeability bound
+     ``P(X outside [min, max]) <= 2 / (n + 1)`` (one-sided ``1 / (n + 1)``),
+     which needs no estimate (:func:`rank_fpr`). Not in the paper; it keeps
+     the product's promise, but at ``delta < 1 / (n + 1)`` such a metric
+     cannot be watched.
+   * ``"plugin"``: the plug-in estimate taken literally. AVH §3 (its
+     Chebyshev, Cantelli and CLT bounds) computes the bounds from the
+     history's mean and standard deviation; no correction for their
+     estimation error and no special case for ``sigma = 0`` could be found
+     in the text of arXiv 2306.02421 retrievable here (its abstract and
+     introduction), so this is the literal consequence of the plug-in, not
+     a quoted rule: with ``s = 0`` every ``k`` gives the degenerate range
+     ``[mu, mu]`` and the bound ``1 / k**2`` can be made as small as asked,
+     so the constraint "stays equal to the history's value" is priced at the
+     requested ``fpr``. Any departure from a constant history is then an
+     alarm, as in Deequ's BatchNormal; the "bound" is no longer a bound (it
+     ignores that ``n`` equal values are consistent with a change rate of
+     about ``1 / n``).
 3. *Differencing* (AVH §3, non-stationary metrics such as row counts): a
    metric that trends over time violates the "same distribution" premise of
    the bounds; its first differences ``x_t - x_{t-1}`` are constrained
@@ -70,7 +90,9 @@ __all__ = [
     "BOUNDS",
     "Interval",
     "Option",
+    "ZERO_VARIANCE",
     "Side",
+    "ZeroVariance",
     "cantelli_fpr",
     "chebyshev_fpr",
     "difference",
@@ -88,7 +110,11 @@ __all__ = [
 Side = Literal["both", "upper", "lower"]
 
 #: The bounds :func:`fit_interval` can use.
-BOUNDS = ("chebyshev", "cantelli", "clt", "rank")
+BOUNDS = ("chebyshev", "cantelli", "clt", "rank", "plugin")
+
+#: Treatments of a history without variation (see the module docstring).
+ZeroVariance = Literal["rank", "plugin"]
+ZERO_VARIANCE: tuple[str, ...] = ("rank", "plugin")
 
 
 def _check_fraction(name: str, value: float) -> None:
@@ -213,7 +239,7 @@ class Interval:
         Upper bound on the probability that a clean next value falls outside,
         a fraction in [0, 1] (an approximation for ``bound="clt"``).
     bound
-        ``"chebyshev"``, ``"cantelli"``, ``"clt"`` or ``"rank"``.
+        ``"chebyshev"``, ``"cantelli"``, ``"clt"``, ``"rank"`` or ``"plugin"``.
     side
         ``"both"``, ``"upper"`` (only an upper limit) or ``"lower"``.
     center, scale, k
@@ -242,6 +268,7 @@ def fit_interval(
     *,
     side: Side = "both",
     clt: bool = False,
+    zero_variance: ZeroVariance = "rank",
 ) -> Interval:
     """The tightest interval around the history whose false-positive bound is ``fpr``.
 
@@ -255,24 +282,33 @@ def fit_interval(
         Constrain both tails (Chebyshev), or only the upper or lower one (Cantelli).
     clt
         Use the normal approximation instead (only for averages).
+    zero_variance
+        For a history without variation: ``"rank"`` (``[min, max]`` of the
+        history with the rank bound :func:`rank_fpr`, whatever ``fpr`` asked
+        for; the caller compares) or ``"plugin"`` (the paper's plug-in
+        estimate ``sigma = 0``: the range ``[mu, mu]`` at the requested
+        ``fpr``, bound ``"plugin"``; not a guarantee, see the module docstring).
 
     Returns
     -------
     Interval
         With ``fpr`` equal to the requested one, except for a history without
-        variation: then ``[min, max]`` of the history with the rank bound
-        :func:`rank_fpr`, whatever ``fpr`` asked for (the caller compares).
+        variation under ``zero_variance="rank"``.
 
     Raises
     ------
     ParameterError
-        If fewer than 2 values, a value is not finite, or ``fpr`` is outside (0, 1].
+        If fewer than 2 values, a value is not finite, ``fpr`` is outside
+        (0, 1], or ``zero_variance`` is unknown.
 
     References
     ----------
-    Tu et al., KDD 2023, §3: Chebyshev, Cantelli, CLT.
+    Tu et al., KDD 2023, §3: Chebyshev, Cantelli, CLT with the sample mean
+    and standard deviation plugged in.
     """
     _check_fraction("fpr", fpr)
+    if zero_variance not in ZERO_VARIANCE:
+        raise ParameterError(f"zero_variance must be one of {ZERO_VARIANCE}, got {zero_variance!r}")
     x = np.asarray(values, dtype=float)
     if x.size < 2:
         raise ParameterError(f"an interval needs at least 2 past values, got {x.size}")
@@ -283,6 +319,17 @@ def fit_interval(
     s = float(x.std(ddof=1))
     if s <= 1e-12 * max(1.0, abs(mu)):
         lo, hi = float(x.min()), float(x.max())
+        if zero_variance == "plugin":
+            return Interval(
+                lo if side != "upper" else -math.inf,
+                hi if side != "lower" else math.inf,
+                fpr,
+                "plugin",
+                side,
+                mu,
+                0.0,
+                None,
+            )
         return Interval(
             lo if side != "upper" else -math.inf,
             hi if side != "lower" else math.inf,

@@ -12,9 +12,13 @@ from a metrics repository:
   :func:`record_avh_batch`): Redyuk's (completeness and approximate distinct
   count per column; mean, standard deviation, minimum, maximum per numeric
   column), plus the row count (``Size``), the minimum and maximum length of
-  every text column, and the histogram of every column with at most
-  :data:`HISTOGRAM_MAX_DISTINCT` distinct values. One profile run (shared
-  scans) computes them all.
+  every text column, the histogram of every column with at most
+  :data:`HISTOGRAM_MAX_DISTINCT` distinct values (one profile run, shared
+  scans), and the share of every text column's present values that conform
+  to its Auto-Validate pattern (``PatternConformance``; Song & He, SIGMOD
+  2021): the pattern is learned by :func:`autovalidate.suggest_pattern`
+  (default packaged index) from the first batch recorded with the column
+  and kept in the history, so a format change shows as a drop in conformance.
 * **Candidates** (:func:`candidates`): every scalar statistic's series, raw
   (unless it trends, :func:`~autovalidate.anomaly.avh.needs_differencing`)
   and differenced (``x_t - x_{t-1}``), each with three sides (two-sided
@@ -26,8 +30,10 @@ from a metrics repository:
   reference batch (a clean batch the caller passes), each kind at a mild and
   a gross severity (:data:`SEVERITIES`): per column, the column dropped,
   values missing in 5 % / 30 % of the rows, numbers times 10 / 1000, text
-  cut to 75 % / 50 % of its length, 10 % / 40 % of a categorical column set
-  to its most frequent value; per table, 10 % / 100 % of the rows duplicated.
+  cut to 75 % / 50 % of its length, 10 % / 50 % of a text column's values
+  written in double quotes (a format change), 10 % / 40 % of a categorical
+  column set to its most frequent value; per table, 10 % / 100 % of the rows
+  duplicated.
   A candidate at a bound *covers* an issue when the issue's statistic falls
   outside its interval (or cannot be computed any more).
 * **Program** (:func:`fit_program`): :func:`~autovalidate.anomaly.avh.select_constraints`
@@ -43,17 +49,19 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from autovalidate.analysis.runner import run_analyzers
 from autovalidate.anomaly.avh import (
     Interval,
     Option,
     Side,
+    ZeroVariance,
     fit_interval,
     js_divergence,
     linf_distance,
@@ -67,7 +75,9 @@ from autovalidate.anomaly.batches import (
     _history,
     _tracked_numeric,
 )
+from autovalidate.engines import open_engine
 from autovalidate.errors import (
+    AutovalidateError,
     ConstraintFormatError,
     DataSourceError,
     InsufficientHistoryError,
@@ -85,10 +95,12 @@ from autovalidate.metrics import (
     Metric,
     Minimum,
     MinLength,
+    PatternConformance,
     Size,
     StandardDeviation,
 )
 from autovalidate.metrics.base import Analyzer
+from autovalidate.nulls import DEFAULT_NULL_TOKENS
 from autovalidate.profiles import profile_columns
 from autovalidate.repository.base import AnalysisResult, MetricsRepository, ResultKey
 
@@ -105,9 +117,11 @@ __all__ = [
     "avh_statistics",
     "candidates",
     "fit_program",
+    "learn_patterns",
     "read_text_frame",
     "record_avh_batch",
     "synthetic_issues",
+    "tracked_patterns",
     "validate_batch_avh",
 ]
 
@@ -122,6 +136,7 @@ AVH_STATISTICS = (
     "Maximum",
     "MinLength",
     "MaxLength",
+    "PatternConformance",
 )
 
 #: Columns with at most this many distinct values get a histogram (for the distances).
@@ -143,7 +158,58 @@ DISTANCES: dict[str, Callable[[dict[str, float], dict[str, float]], float]] = {
 _SIDES: tuple[Side, ...] = ("both", "upper", "lower")
 
 
-def avh_statistics(data: Any, *, numeric_columns: Iterable[str] = ()) -> dict[Analyzer, Metric]:
+def _conformance(column: str, regex: str) -> PatternConformance:
+    return PatternConformance(column, regex, null_tokens=DEFAULT_NULL_TOKENS)
+
+
+def tracked_patterns(history: Iterable[AnalysisResult]) -> dict[str, str]:
+    """Column -> regex of the pattern-conformance statistic a history records.
+
+    A column's pattern is the one of its oldest recorded conformance (it is
+    learned once, :func:`record_avh_batch`, and then kept, so that the
+    conformance series of the history is about one pattern).
+    """
+    out: dict[str, str] = {}
+    for r in sorted(history, key=lambda r: r.result_key.dataset_date):
+        for key, m in r.metrics.items():
+            if m.name != "PatternConformance" or m.instance in out:
+                continue
+            prefix, suffix = str(_conformance(m.instance, "\x00")).split("\x00")
+            if key.startswith(prefix) and key.endswith(suffix) and len(key) > len(prefix + suffix):
+                out[m.instance] = key[len(prefix) : len(key) - len(suffix)]
+    return out
+
+
+def learn_patterns(data: Any, columns: Iterable[str]) -> dict[str, str]:
+    """Auto-Validate patterns of ``columns`` learned from one batch: column -> anchored regex.
+
+    :func:`autovalidate.suggest_pattern` with its defaults (the packaged
+    index, ``fmdv-vh``). Columns without a feasible pattern (free text), and
+    data ``suggest_pattern`` cannot read (a Spark DataFrame), get none.
+    """
+    from autovalidate.suggest.pattern import suggest_pattern
+
+    out = {}
+    for c in columns:
+        try:
+            if isinstance(data, pd.DataFrame):
+                constraint = suggest_pattern(data[c], column=c)
+            else:
+                constraint = suggest_pattern(data, column=c)
+        except (AutovalidateError, TypeError, ValueError):
+            continue
+        if constraint is not None:
+            out[c] = constraint.regex
+    return out
+
+
+def avh_statistics(
+    data: Any,
+    *,
+    numeric_columns: Iterable[str] = (),
+    patterns: Mapping[str, str] | None = None,
+    learn: bool = False,
+) -> dict[Analyzer, Metric]:
     """The statistics AVH records of one batch (see the module docstring), in shared scans.
 
     Parameters
@@ -153,6 +219,13 @@ def avh_statistics(data: Any, *, numeric_columns: Iterable[str] = ()) -> dict[An
         DuckDB relation or a PySpark DataFrame.
     numeric_columns
         Columns to treat as numeric whatever their values (those the history tracks).
+    patterns
+        Column -> regex: the share of each column's present values that fully
+        match its pattern is recorded as ``PatternConformance`` (a fraction,
+        1 for a column without present values).
+    learn
+        Also learn a pattern (:func:`learn_patterns`) for every text column
+        not in ``patterns``, from this batch.
 
     Returns
     -------
@@ -160,9 +233,20 @@ def avh_statistics(data: Any, *, numeric_columns: Iterable[str] = ()) -> dict[An
         Analyzer -> metric; a metric that could not be computed is a failure.
     """
     predefined = {c: DataTypeInstance.FRACTIONAL for c in numeric_columns}
-    profiles = profile_columns(
-        data, low_cardinality_threshold=HISTOGRAM_MAX_DISTINCT, predefined_types=predefined
-    )
+    with open_engine(data) as engine:
+        profiles = profile_columns(
+            engine, low_cardinality_threshold=HISTOGRAM_MAX_DISTINCT, predefined_types=predefined
+        )
+        present = {p.column for p in profiles}
+        regexes = {c: r for c, r in (patterns or {}).items() if c in present}
+        if learn:
+            text = [p.column for p in profiles if not p.is_numeric and p.column not in regexes]
+            regexes.update(learn_patterns(data, text))
+        conformance = (
+            run_analyzers(engine, [_conformance(c, r) for c, r in regexes.items()]).metrics
+            if regexes
+            else {}
+        )
     metrics = profiles.metrics
     out: dict[Analyzer, Metric] = {}
     if Size() in metrics:
@@ -176,6 +260,12 @@ def avh_statistics(data: Any, *, numeric_columns: Iterable[str] = ()) -> dict[An
         for analyzer in wanted:
             if analyzer in metrics:
                 out[analyzer] = metrics[analyzer]
+    for analyzer, m in conformance.items():
+        if m.error is None and isinstance(m.value, Mapping):
+            n = float(m.value.get("num_values", 0.0))
+            share = float(m.value.get("num_matching", 0.0)) / n if n else 1.0
+            m = replace(m, value=share)
+        out[analyzer] = m
     return out
 
 
@@ -185,7 +275,9 @@ def record_avh_batch(
     """Compute a batch's AVH statistics (:func:`avh_statistics`) and save them under ``key``.
 
     They include Redyuk's, so :func:`~autovalidate.anomaly.batches.validate_batch`
-    can use the same history.
+    can use the same history. The conformance to the patterns the history
+    tracks is recorded; a text column without one gets a pattern learned
+    from this batch, kept for the batches after it.
 
     Raises
     ------
@@ -193,7 +285,12 @@ def record_avh_batch(
         If the repository cannot be read or written.
     """
     history = _history(repository, key.dataset, key.tags, None)
-    metrics = avh_statistics(data, numeric_columns=_tracked_numeric(history))
+    metrics = avh_statistics(
+        data,
+        numeric_columns=_tracked_numeric(history),
+        patterns=tracked_patterns(history),
+        learn=True,
+    )
     repository.save(key, metrics)
     return metrics
 
@@ -369,6 +466,7 @@ SEVERITIES = {
     "unit change": (10.0, 1000.0),  # factor on a numeric column
     "truncated strings": (0.75, 0.5),  # share of each text value kept
     "category drift": (0.1, 0.4),  # share of a categorical column set to its mode
+    "format change": (0.1, 0.5),  # share of a text column's values written in quotes
 }
 
 
@@ -403,6 +501,11 @@ def _perturbations(frame: pd.DataFrame, seed: int) -> list[tuple[str, str, pd.Da
                     for v in values
                 ]
                 out.append(("truncated strings", c, cut))
+            for share in SEVERITIES["format change"]:
+                quoted = frame.copy()
+                hit = present & (rng.random(n) < share)
+                quoted.loc[hit, c] = ['"' + str(v) + '"' for v in values[hit]]
+                out.append(("format change", c, quoted))
         if values.nunique() <= HISTOGRAM_MAX_DISTINCT:
             top = values.mode(dropna=True).iloc[0]
             for share in SEVERITIES["category drift"]:
@@ -431,7 +534,11 @@ def read_text_frame(path: str | Path) -> pd.DataFrame:
 
 
 def synthetic_issues(
-    reference: pd.DataFrame, *, numeric_columns: Iterable[str] = (), seed: int = 0
+    reference: pd.DataFrame,
+    *,
+    numeric_columns: Iterable[str] = (),
+    seed: int = 0,
+    patterns: Mapping[str, str] | None = None,
 ) -> list[SyntheticIssue]:
     """Statistics of perturbed copies of a clean reference batch (see the module docstring).
 
@@ -443,6 +550,8 @@ def synthetic_issues(
         Columns the history tracks as numeric.
     seed
         Seeds which rows are perturbed.
+    patterns
+        Column -> regex whose conformance is computed (:func:`tracked_patterns`).
 
     Returns
     -------
@@ -451,7 +560,11 @@ def synthetic_issues(
     numeric = list(numeric_columns)
     out = []
     for kind, column, frame in _perturbations(reference, seed):
-        stats = avh_statistics(frame, numeric_columns=[c for c in numeric if c in frame.columns])
+        stats = avh_statistics(
+            frame,
+            numeric_columns=[c for c in numeric if c in frame.columns],
+            patterns=patterns,
+        )
         out.append(SyntheticIssue(kind, column, {str(a): m for a, m in stats.items()}))
     return out
 
@@ -659,6 +772,7 @@ def fit_program(
     clt: bool = False,
     alpha: float = 0.05,
     seed: int = 0,
+    zero_variance: ZeroVariance = "rank",
 ) -> AVHProgram:
     """Program the constraints of a dataset from its history (Tu et al., KDD 2023, §3).
 
@@ -680,6 +794,11 @@ def fit_program(
         Significance of the trend test that decides differencing.
     seed
         Seeds the synthetic issues.
+    zero_variance
+        How a history without variation is bounded
+        (:func:`~autovalidate.anomaly.avh.fit_interval`): ``"rank"`` (the
+        default; a bound that holds) or ``"plugin"`` (the plug-in estimate
+        ``sigma = 0``; not a guarantee, see :mod:`autovalidate.anomaly.avh`).
 
     Returns
     -------
@@ -706,7 +825,12 @@ def fit_program(
     pool = candidates(ordered, alpha=alpha)
     if issues is None:
         assert reference is not None
-        issues = synthetic_issues(reference, numeric_columns=_tracked_numeric(ordered), seed=seed)
+        issues = synthetic_issues(
+            reference,
+            numeric_columns=_tracked_numeric(ordered),
+            seed=seed,
+            patterns=tracked_patterns(ordered),
+        )
     observed = [_Observation.of(i.metrics) for i in issues]
     options: list[Option] = []
     intervals: dict[tuple[str, float], Interval] = {}
@@ -714,7 +838,13 @@ def fit_program(
     for key, (c, side) in by_key.items():
         values = [_value_of(c, o, last) for o in observed]
         for level in range(_LEVELS):
-            interval = fit_interval(c.history, delta / 2**level, side=side, clt=_clt(c, clt))
+            interval = fit_interval(
+                c.history,
+                delta / 2**level,
+                side=side,
+                clt=_clt(c, clt),
+                zero_variance=zero_variance,
+            )
             if interval.fpr > delta:
                 break
             covers = frozenset(
@@ -750,6 +880,7 @@ def validate_batch_avh(
     tags: Mapping[str, str] | None = None,
     before: int | None = None,
     clt: bool = False,
+    zero_variance: ZeroVariance = "rank",
 ) -> tuple[BatchValidationResult, AVHProgram]:
     """Accept or reject a batch by an AVH program (programmed here unless ``program`` is given).
 
@@ -776,6 +907,9 @@ def validate_batch_avh(
         Which earlier results form the history (as for ``validate_batch``).
     clt
         Also offer normal-approximation intervals for averages.
+    zero_variance
+        ``"rank"`` or ``"plugin"``: how a history without variation is
+        bounded when programming (:func:`fit_program`).
 
     Returns
     -------
@@ -802,11 +936,15 @@ def validate_batch_avh(
     if not history:
         raise InsufficientHistoryError(dataset, 0, 1 if program is not None else 3)
     numeric = _tracked_numeric(history)
-    current = {str(a): m for a, m in avh_statistics(data, numeric_columns=numeric).items()}
+    patterns = tracked_patterns(history)
+    current = {
+        str(a): m
+        for a, m in avh_statistics(data, numeric_columns=numeric, patterns=patterns).items()
+    }
     if program is None:
         if reference is None:
             raise ParameterError("programming needs a clean reference batch (or pass a program)")
-        program = fit_program(history, reference, delta, clt=clt)
+        program = fit_program(history, reference, delta, clt=clt, zero_variance=zero_variance)
     decisions = []
     for c, value in program.evaluate(current, history[-1].metrics):
         i = c.interval

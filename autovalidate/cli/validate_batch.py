@@ -102,6 +102,13 @@ def validate_batch_command(
         help="With --strategy avh: budget delta on the false-positive rate of the program "
         "(a fraction in (0, 1]).",
     ),
+    zero_variance: str = typer.Option(
+        "rank",
+        "--zero-variance",
+        help="With --strategy avh: how a metric that never varied in the history is bounded: "
+        "rank (1/(n+1) one-sided, a bound that holds; the default) or plugin (sample "
+        "deviation 0 taken at face value: 'stays equal' at any bound; not a guarantee).",
+    ),
     program: Path = typer.Option(
         None,
         "--program",
@@ -175,6 +182,8 @@ def validate_batch_command(
         raise typer.BadParameter("--strategy avh needs --reference (a clean batch) or --program")
     if avh and not 0.0 < fpr <= 1.0:
         raise typer.BadParameter(f"--fpr must be in (0, 1], got {fpr}")
+    if zero_variance not in ("rank", "plugin"):
+        raise typer.BadParameter(f"--zero-variance must be rank or plugin, got {zero_variance!r}")
     chosen = None
     with local_input(str(file)) as path:
         if avh:
@@ -186,6 +195,7 @@ def validate_batch_command(
                 program=None if program is None else AVHProgram.load(program),
                 reference=None if reference is None else read_text_frame(reference),
                 tags=tags,
+                zero_variance="plugin" if zero_variance == "plugin" else "rank",
             )
             if save_program is not None:
                 write_atomically(save_program, chosen.to_json())

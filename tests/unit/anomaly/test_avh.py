@@ -72,6 +72,19 @@ def test_a_constant_history_gets_the_rank_bound():
     assert not interval.contains(0.99)
 
 
+def test_the_plugin_treatment_prices_a_constant_history_at_the_requested_fpr():
+    interval = fit_interval([1.0] * 9, 0.01, zero_variance="plugin")
+    assert (interval.lower, interval.upper, interval.bound) == (1.0, 1.0, "plugin")
+    assert interval.fpr == 0.01
+    upper = fit_interval([1.0] * 9, 0.001, side="upper", zero_variance="plugin")
+    assert (upper.lower, upper.upper, upper.fpr) == (-math.inf, 1.0, 0.001)
+    # a varying history is bounded the same way under either treatment
+    varying = [1.0, 2.0, 3.0, 2.0]
+    assert fit_interval(varying, 0.1, zero_variance="plugin") == fit_interval(varying, 0.1)
+    with pytest.raises(ParameterError):
+        fit_interval([1.0] * 9, 0.01, zero_variance="bayes")  # type: ignore[arg-type]
+
+
 def test_a_trend_is_differenced_and_noise_is_not():
     rng = np.random.default_rng(3)
     rows = 1000 + 25 * np.arange(30) + rng.normal(0, 10, 30)

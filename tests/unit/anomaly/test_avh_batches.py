@@ -16,6 +16,7 @@ from autovalidate.anomaly.avh_batches import (
     fit_program,
     record_avh_batch,
     synthetic_issues,
+    tracked_patterns,
     validate_batch_avh,
 )
 from autovalidate.cli import app
@@ -192,3 +193,21 @@ def test_the_statistics_are_the_same_on_spark(spark):
     for analyzer in (Size(), Completeness("status"), MaxLength("status")):
         assert remote[analyzer].value == pytest.approx(local[analyzer].value)
     assert remote[Histogram("status")].value == local[Histogram("status")].value
+
+
+def test_a_format_change_lowers_the_conformance_to_the_pattern_learned_first(growing):
+    repo, rng = growing
+    history = repo.load().for_dataset("o").get()
+    patterns = tracked_patterns(history)
+    assert set(patterns) == {"status", "code"}  # text columns; price is numeric
+    pool = {c.key: c for c in candidates(history)}
+    assert set(pool["value:PatternConformance(code)"].history) == {1.0}
+    changed = batch(rng, 200)
+    changed["code"] = changed["code"].str.replace("-", "/")
+    stats = avh_statistics(changed, numeric_columns=["price"], patterns=patterns)
+    share = {m.instance: m.value for m in stats.values() if m.name == "PatternConformance"}
+    assert share["status"] == 1.0 and share["code"] < 0.01
+    # with 12 batches the rank bound of "stays conforming" is 1/12 (one-sided): within 0.1
+    program = fit_program(history, batch(rng, 200), 0.1)
+    kinds = program.issue_kinds
+    assert kinds["format change"][0] > 0
