@@ -84,9 +84,9 @@ if TYPE_CHECKING:  # the names below, imported on first use (see __getattr__)
     from autovalidate.index.reader import PatternIndex
     from autovalidate.index.stats import PatternStats
     from autovalidate.pattern_constraint import PatternConstraint, PatternValidationResult
+    from autovalidate.pattern_inference import suggest_pattern
     from autovalidate.pipeline import ValidationResult, validate
     from autovalidate.spark import validate_spark
-    from autovalidate.suggest.pattern import suggest_pattern
 
 #: Public name -> the module that defines it. The package imports none of them
 #: up front: ``autovalidate --help`` and a small ``validate`` would otherwise pay for
@@ -131,7 +131,7 @@ _LAZY = {
     "VerificationSuite": "autovalidate.checks",
     "drift_test": "autovalidate.drift",
     "open_default_index": "autovalidate.index.default",
-    "suggest_pattern": "autovalidate.suggest.pattern",
+    "suggest_pattern": "autovalidate.pattern_inference",
     "validate": "autovalidate.pipeline",
     "validate_spark": "autovalidate.spark",
 }

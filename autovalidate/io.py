@@ -36,6 +36,7 @@ __all__ = [
     "is_value_sequence",
     "non_null_values",
     "quote_identifier",
+    "read_table",
     "resolve_column",
     "to_relation",
 ]
@@ -173,6 +174,20 @@ def to_relation(data: Any, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyRel
         f"unsupported data of type {type(data).__name__}: expected a path, a pandas "
         "or polars DataFrame, a pyarrow Table or a DuckDB relation"
     )
+
+
+def read_table(path: str | os.PathLike[str]) -> Any:
+    """A CSV/TSV or Parquet file in memory as a pyarrow Table, read as :func:`to_relation` reads it.
+
+    CSV cells stay text exactly as written.
+
+    Raises
+    ------
+    DataSourceError, DataError
+        As :func:`to_relation`.
+    """
+    with duckdb.connect() as con:
+        return to_relation(os.fspath(path), con).to_arrow_table()
 
 
 def column_values(

@@ -202,7 +202,14 @@ class ColumnProfile:
         if self.type_counts:
             out["type_counts"] = dict(self.type_counts)
         for name in (
-            "minimum", "maximum", "mean", "std_dev", "sum", "min_length", "max_length", "newest"
+            "minimum",
+            "maximum",
+            "mean",
+            "std_dev",
+            "sum",
+            "min_length",
+            "max_length",
+            "newest",
         ):
             if getattr(self, name) is not None:
                 out[name] = getattr(self, name)

@@ -401,7 +401,7 @@ def measure_lookups(
     (:func:`reader_at`); this checkout's by default.
     """
     from autovalidate.index.reader import PatternIndex as CurrentIndex
-    from autovalidate.suggest.pattern import suggest_pattern
+    from autovalidate.pattern_inference import suggest_pattern
     from benchmarks.avbench.protocol import load_queries
 
     base_class = reader or CurrentIndex

@@ -52,7 +52,7 @@ if str(ROOT) not in sys.path:  # run as a script from a checkout
     sys.path.insert(0, str(ROOT))
 
 from autovalidate.index.reader import PatternIndex  # noqa: E402
-from autovalidate.suggest.pattern import MAX_VALUES, suggest_pattern  # noqa: E402
+from autovalidate.pattern_inference import MAX_VALUES, suggest_pattern  # noqa: E402
 from benchmarks.avbench.report import commit, machine  # noqa: E402
 
 WORK = ROOT / "benchmarks" / "work" / "suggest_scaling"

@@ -187,7 +187,7 @@ def learn_patterns(data: Any, columns: Iterable[str]) -> dict[str, str]:
     index, ``fmdv-vh``). Columns without a feasible pattern (free text), and
     data ``suggest_pattern`` cannot read (a Spark DataFrame), get none.
     """
-    from autovalidate.suggest.pattern import suggest_pattern
+    from autovalidate.pattern_inference import suggest_pattern
 
     out = {}
     for c in columns:

@@ -25,8 +25,8 @@ from autovalidate.cli.common import (
     wrote,
 )
 from autovalidate.errors import EmptyColumnError
+from autovalidate.pattern_inference import MAX_VALUES, NoPatternReason, infer_pattern
 from autovalidate.solver.fmdv import METHODS, SolverParams
-from autovalidate.suggest.pattern import MAX_VALUES, NoPatternReason, infer_pattern
 from autovalidate.wording import counted
 
 if TYPE_CHECKING:

@@ -147,10 +147,8 @@ def _read_references(pairs: list[str]) -> dict[str, Any]:
     DataSourceError
         If a file cannot be read.
     """
-    import duckdb
-
     from autovalidate.errors import ParameterError
-    from autovalidate.io import to_relation
+    from autovalidate.io import read_table
 
     tables: dict[str, Any] = {}
     for pair in pairs:
@@ -159,8 +157,7 @@ def _read_references(pairs: list[str]) -> dict[str, Any]:
             raise ParameterError(f"--reference {pair!r}: expected NAME=PATH")
         if name in tables:
             raise ParameterError(f"--reference: {name!r} given twice")
-        with duckdb.connect() as con:
-            tables[name] = to_relation(path, con).to_arrow_table()
+        tables[name] = read_table(path)
     return tables
 
 

@@ -620,7 +620,7 @@ def pattern_rule(profile: ColumnProfile, context: RuleContext) -> ConstraintSugg
         or profile.completeness == 0.0
     ):
         return None
-    from autovalidate.suggest.pattern import suggest_pattern
+    from autovalidate.pattern_inference import suggest_pattern
 
     values = context.values(profile.column)
     constraint = suggest_pattern(

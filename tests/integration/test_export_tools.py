@@ -36,7 +36,7 @@ from autovalidate import CheckLevel, ConstraintSuite, PatternConstraint, Pattern
 from autovalidate.checks.spec import CheckSpec
 from autovalidate.export import export_suite
 from autovalidate.io import column_values
-from autovalidate.suggest.pattern import suggest_pattern
+from autovalidate.pattern_inference import suggest_pattern
 from autovalidate.suggest.runner import ConstraintSuggestionRunner
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -24,7 +24,7 @@ from autovalidate import PatternIndex
 from autovalidate.checks.spec import CheckSpec, ConstraintSuite
 from autovalidate.cli import app
 from autovalidate.io import column_values
-from autovalidate.suggest.pattern import suggest_pattern
+from autovalidate.pattern_inference import suggest_pattern
 from autovalidate.suggest.runner import ConstraintSuggestionRunner
 
 CHROMIUM = Path("/usr/bin/chromium")

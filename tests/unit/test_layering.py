@@ -32,7 +32,7 @@ LAYERS: list[set[str]] = [
     {"io", "patterns", "drift"},
     {"engines", "index"},  # engines render and run metrics; the index stores patterns
     {"analysis", "solver"},  # the analysis runner; FMDV over the index
-    {"repository", "profiles", "pattern_constraint", "sparkutil", "spark"},
+    {"repository", "profiles", "pattern_constraint", "pattern_inference", "sparkutil", "spark"},
     {"anomaly"},  # anomaly detection strategies, batch forecasts
     {"checks"},  # checks, constraints (the anomaly constraint among them), suite files
     {"suggest"},

@@ -47,7 +47,8 @@ def _births() -> pa.Table:
         )
     ]
     weekday = pc.if_else(
-        pc.equal(ints["date_of_month"], 13), pa.scalar(None, pa.string()),
+        pc.equal(ints["date_of_month"], 13),
+        pa.scalar(None, pa.string()),
         ints["day_of_week"].cast(pa.string()),
     )
     return pa.table({**ints, "day": pa.array(days, pa.date32()), "weekday": weekday})
@@ -80,9 +81,9 @@ def test_polars_gives_the_metrics_of_pandas_and_arrow():
         assert all(m.error is None for m in metrics), kind
         values[kind] = [m.value for m in metrics]
     for kind in ("pandas", "polars"):
-        assert all(
-            same_value(a, b) for a, b in zip(values[kind], values["arrow"], strict=True)
-        ), kind
+        assert all(same_value(a, b) for a, b in zip(values[kind], values["arrow"], strict=True)), (
+            kind
+        )
     assert values["polars"][0] == pytest.approx(1 - table["weekday"].null_count / table.num_rows)
     assert values["polars"][1] == 1.0  # one row per day
 

@@ -179,7 +179,7 @@ def test_a_suite_with_a_repeated_segment_loads_and_validates(tmp_path):
 
 
 def test_a_suggested_constraint_with_a_repeated_segment_loads_again(tmp_path):
-    from autovalidate.suggest.pattern import suggest_pattern
+    from autovalidate.pattern_inference import suggest_pattern
 
     constraint = suggest_pattern(["ab_cd", "ab_cd_ef", "xy_zz"], column="code")
     assert constraint is not None

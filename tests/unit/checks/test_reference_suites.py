@@ -81,11 +81,17 @@ def test_a_suite_binds_its_references_when_it_runs(tmp_path):
             "SUCountry", references["countries"], "CountryCode", reference_name="countries"
         )
         .has_referential_integrity(
-            "SUCountry", references["aliases"], "Country", lambda f: f >= 0.5,
+            "SUCountry",
+            references["aliases"],
+            "Country",
+            lambda f: f >= 0.5,
             reference_name="aliases",
         )
         .has_no_drift(
-            "SUType", references["last batch"], test="psi", threshold=0.1,
+            "SUType",
+            references["last batch"],
+            test="psi",
+            threshold=0.1,
             reference_name="last batch",
         )
     )
@@ -161,9 +167,12 @@ def test_validate_binds_references_to_files(tmp_path):
     suite.write_text(json.dumps(SUITE))
     batch = str(tmp_path / "subdivision-codes.csv")
     bound = [
-        "--reference", f"countries={tmp_path / 'country-codes.csv'}",
-        "--reference", f"aliases={tmp_path / 'alias.csv'}",
-        "--reference", f"last batch={batch}",
+        "--reference",
+        f"countries={tmp_path / 'country-codes.csv'}",
+        "--reference",
+        f"aliases={tmp_path / 'alias.csv'}",
+        "--reference",
+        f"last batch={batch}",
     ]
     runner = CliRunner()
     result = runner.invoke(app, ["validate", batch, "-c", str(suite), *bound, "--json"])

@@ -203,9 +203,7 @@ def same(observed_value: Any, expected: Any) -> bool:
         if expected.number_of_bins != observed_value.number_of_bins:
             return False
         if not expected.keys:
-            return _same_seq(
-                sorted(observed_value.bins.values()), sorted(expected.bins.values())
-            )
+            return _same_seq(sorted(observed_value.bins.values()), sorted(expected.bins.values()))
         return expected.bins.keys() == observed_value.bins.keys() and all(
             _same_seq(observed_value.bins[k], expected.bins[k]) for k in expected.bins
         )

@@ -7,7 +7,7 @@ import random
 import autovalidate.solver.fmdv as fmdv
 import autovalidate.solver.search as search
 import autovalidate.solver.variants as variants
-from autovalidate.suggest.pattern import suggest_pattern
+from autovalidate.pattern_inference import suggest_pattern
 
 
 def test_suggest_on_1e5_distinct_values_does_no_per_pair_work(small_index, monkeypatch):

@@ -38,7 +38,10 @@ def test_a_recent_date_column_gets_is_fresh_with_twice_its_age_in_days():
     suggestion = fresh_if_recent(dates, RuleContext(profiles.num_records, now=now))
     assert suggestion is not None
     assert suggestion.constraint.to_dict() == {
-        "kind": "deequ", "constraint": "is_fresh", "column": "dateAdded", "max_age_hours": 72
+        "kind": "deequ",
+        "constraint": "is_fresh",
+        "column": "dateAdded",
+        "max_age_hours": 72,
     }
     assert suggestion.current_value == "Newest: 30.0 hours old"
     # the suggested check holds now and fails once the data is older than 72 hours

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from autovalidate import open_default_index, suggest_pattern
+from autovalidate.pattern_inference import NoPatternReason, infer_pattern
 from autovalidate.solver.fmdv import SolverParams
-from autovalidate.suggest.pattern import NoPatternReason, infer_pattern
 
 TIMESTAMPS = [f"2021-03-{1 + i % 28:02d} {i % 24:02d}:{i % 60:02d}:00" for i in range(120)]
 
