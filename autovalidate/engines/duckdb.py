@@ -248,6 +248,27 @@ def _bitmap_codes(bits: str | None) -> list[int] | None:
     return np.flatnonzero(np.frombuffer(bits.encode("ascii"), dtype=np.uint8) == ord("1")).tolist()
 
 
+#: Most bytes of ``distinct_set(x, below)`` bitmaps one aggregation query collects:
+#: a bitmap's size follows ``below`` (32 KiB for a HyperLogLog of precision 12), a
+#: list's the data, so a wide table of few rows (a profile of thousands of
+#: columns) collects lists.
+_BITMAP_BUDGET_BYTES = 8 << 20
+
+
+def _within_bitmap_budget(exprs: Sequence[Expr]) -> list[Expr]:
+    """``exprs``, their ``distinct_set`` bitmaps made lists if they would exceed the budget."""
+
+    def bitmap_bits(e: Expr) -> int:
+        if isinstance(e, Call) and e.fn == "distinct_set" and len(e.args) == 2:
+            (below,) = literal_params(e.args[1:])
+            return int(below)
+        return 0
+
+    if sum(bitmap_bits(e) for e in exprs) // 8 <= _BITMAP_BUDGET_BYTES:
+        return list(exprs)
+    return [Call("distinct_set", e.args[:1]) if bitmap_bits(e) else e for e in exprs]
+
+
 def _decoded(exprs: Sequence[Expr], row: Sequence[Any]) -> list[Any]:
     """An aggregation row with the bitmaps of ``distinct_set(x, below)`` turned into lists."""
     return [
@@ -586,6 +607,7 @@ class DuckDBEngine(Engine):
 
     def aggregate(self, exprs: Sequence[Expr]) -> list[Any]:
         """Run all aggregations in one ``SELECT`` over the data (inputs projected once)."""
+        exprs = _within_bitmap_budget(exprs)
         inputs, aggregates = project_aggregate_inputs(exprs)
         rows = self.query(_select_aggregates(aggregates, _DATA, inputs), f"aggregate {len(exprs)}")
         return _decoded(exprs, rows[0])
