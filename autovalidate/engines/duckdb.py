@@ -266,7 +266,10 @@ def _within_bitmap_budget(exprs: Sequence[Expr]) -> list[Expr]:
 
     if sum(bitmap_bits(e) for e in exprs) // 8 <= _BITMAP_BUDGET_BYTES:
         return list(exprs)
-    return [Call("distinct_set", e.args[:1]) if bitmap_bits(e) else e for e in exprs]
+    return [
+        Call("distinct_set", e.args[:1]) if isinstance(e, Call) and bitmap_bits(e) else e
+        for e in exprs
+    ]
 
 
 def _decoded(exprs: Sequence[Expr], row: Sequence[Any]) -> list[Any]:
