@@ -286,9 +286,16 @@ def kurtosis_pop(x: Expr) -> Call:
     return _call("kurtosis_pop", x)
 
 
-def distinct_set(x: Expr) -> Call:
-    """Return the set of distinct non-null values of ``x``, as a list in no particular order."""
-    return _call("distinct_set", x)
+def distinct_set(x: Expr, below: int | None = None) -> Call:
+    """Return the set of distinct non-null values of ``x``, as a list in no particular order.
+
+    With ``below``, the values of ``x`` are integers in ``[0, below)`` (codes
+    such as :func:`hll_code`), which an engine may collect as a bitmap of
+    ``below`` bits instead of a hash set.
+    """
+    if below is None:
+        return _call("distinct_set", x)
+    return _call("distinct_set", x, lit(below))
 
 
 def smallest_values(x: Expr, limit: int) -> Call:

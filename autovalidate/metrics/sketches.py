@@ -251,7 +251,8 @@ class ApproxCountDistinct(ColumnAnalyzer, ScanShareableAnalyzer):
     def aggregations(self) -> tuple[E.Expr, ...]:
         """Collect the set of register codes."""
         values = E.where_selection(E.col(self.column), where_expr(self.where))
-        return (E.distinct_set(E.hll_code(values, self.precision)),)
+        codes = E.hll_code(values, self.precision)
+        return (E.distinct_set(codes, below=(1 << self.precision) * 64),)
 
     def state_from_aggregates(self, values: Sequence[Any]) -> HyperLogLogState:
         """Return the registers (all zero without values)."""

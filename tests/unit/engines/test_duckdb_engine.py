@@ -10,7 +10,7 @@ import pytest
 from autovalidate.engines import engine_for
 from autovalidate.engines.duckdb import DuckDBEngine, render
 from autovalidate.errors import DataSourceError, EngineError
-from autovalidate.metrics import Completeness, Compliance, Size, Uniqueness
+from autovalidate.metrics import ApproxCountDistinct, Completeness, Compliance, Size, Uniqueness
 from autovalidate.metrics import expressions as E
 from autovalidate.metrics.base import ColumnKind
 from tests.deequ_support import arrow, run, value
@@ -89,3 +89,42 @@ def test_engine_errors_are_engine_errors_and_failed_metrics():
     context = run(arrow({"a": [1]}), [bad, Size()])
     assert isinstance(context.metric(bad).error, EngineError)
     assert context.metric(Size()).value == 1.0
+
+
+def test_hll_codes_beside_other_aggregates_do_not_materialize_the_input():
+    # DuckDB plans ``list(DISTINCT x)`` (and ``histogram``) beside other aggregates
+    # by materializing the input as a CTE that two pipelines read, which made a
+    # shared scan slower than separate queries; the codes are a bitmap instead.
+    codes = render(E.distinct_set(E.hll_code(E.col("a"), 4), below=16 * 64))
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t AS SELECT range % 7 AS a FROM range(100)")
+    plan = con.sql(f"EXPLAIN SELECT count(*), min(a), {codes} FROM t").fetchall()[0][1]
+    assert "CTE" not in plan
+
+
+def test_distinct_set_of_codes_is_the_distinct_non_null_codes():
+    data = arrow({"a": [5, 1, 5, None, 0]})
+    engine = DuckDBEngine(data)
+    expected = [0, 1, 5]
+    for expr in (E.distinct_set(E.col("a"), below=8), E.distinct_set(E.col("a"))):
+        (found,) = engine.aggregate([expr])
+        assert sorted(v for v in found if v is not None) == expected
+    empty = DuckDBEngine(arrow({"a": [None, None]}))
+    assert empty.aggregate([E.distinct_set(E.col("a"), below=8)]) == [None]
+
+
+def test_approx_count_distinct_shares_the_scan_with_other_analyzers():
+    data = arrow({"a": [1, 2, 2, None, 3], "b": [1.0, 2.0, 3.0, 4.0, 5.0]})
+    context = run(data, [Size(), Completeness("a"), ApproxCountDistinct("a")])
+    assert context.stats.scans == 1
+    assert context.metric(ApproxCountDistinct("a")).value == 3.0
+    assert context.metric(Size()).value == 5.0
+
+
+def test_code_bitmaps_of_many_columns_in_one_query():
+    # 300 columns in one SELECT: one hash table per list(DISTINCT) ran out of memory
+    exprs = [E.distinct_set(E.col(f"c{i}"), below=10) for i in range(300)]
+    engine = DuckDBEngine(arrow({f"c{i}": [i % 10, 3, 9] for i in range(300)}))
+    values = engine.aggregate(exprs)
+    assert [sorted(v) for v in values[:4]] == [[0, 3, 9], [1, 3, 9], [2, 3, 9], [3, 9]]
+    assert engine.stats.scans == 1
