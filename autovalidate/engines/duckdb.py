@@ -252,7 +252,8 @@ def _bitmap_codes(bits: bytes | None, size: int) -> list[int] | None:
     if bits is None:
         return None
     ones = np.unpackbits(np.frombuffer(bits, dtype=np.uint8))[(-size) % 8 :]
-    return np.flatnonzero(ones).tolist()
+    codes: list[int] = np.flatnonzero(ones).tolist()
+    return codes
 
 
 def _decoded(exprs: Sequence[Expr], row: Sequence[Any]) -> list[Any]:
