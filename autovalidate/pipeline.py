@@ -32,6 +32,7 @@ from autovalidate.checks.spec import CheckSpec, ConstraintSuite, run_checks
 from autovalidate.checks.verification import VerificationResult
 from autovalidate.engines import Engine, engine_for
 from autovalidate.errors import ParameterError, ValidationFailedError
+from autovalidate.metrics.expressions import numbers_compared_as_numbers
 from autovalidate.pattern_constraint import DEFAULT_EXAMPLES, PatternConstraint
 from autovalidate.report import validation_rows
 
@@ -307,7 +308,8 @@ class ValidationResult:
         """
         source = self.data if data is None else data
         engine = source if isinstance(source, Engine) else engine_for(source)
+        broken = self.row_constraints(failed_only=failed_only)
+        if engine.untyped:  # CSV text: a range reads numbers, as its metric did
+            broken = {name: numbers_compared_as_numbers(e) for name, e in broken.items()}
         # Not closed here: the parts are queries on the engine's connection.
-        return engine.split_rows(
-            self.row_constraints(failed_only=failed_only), column, self.rename or None
-        )
+        return engine.split_rows(broken, column, self.rename or None)

@@ -241,6 +241,15 @@ class Compliance(RatioAnalyzer):
         """Require the named columns to exist."""
         return tuple(has_column(c) for c in self.columns)
 
+    def numeric_columns(self) -> tuple[str, ...]:
+        """The columns an expression predicate compares with a number (``x >= 0``).
+
+        On data read as text (CSV) they are read as numbers, as for a mean:
+        ``is_in_range`` on a CSV column compares numbers, not text with a
+        number (which DuckDB refuses). SQL text predicates declare none.
+        """
+        return () if isinstance(self.predicate, str) else E.compared_with_numbers(self.predicate)
+
     def aggregations(self) -> tuple[E.Expr, ...]:
         """Rows passing filter and predicate, and rows passing the filter."""
         where = where_expr(self.where)

@@ -783,3 +783,65 @@ def to_sql(expr: Expr, special: SqlSpecial | None = None) -> str:
         if expr.fn in _SQL:
             return _SQL[expr.fn]([render(a) for a in expr.args])
     raise ValueError(f"no SQL rendering for {expr!r}")
+
+
+#: The comparisons whose column side is read as a number on data read as text.
+_COMPARISONS = frozenset({"eq", "lt", "le", "gt", "ge"})
+
+
+def _is_number(expr: Expr) -> bool:
+    """A numeric literal (not a boolean)."""
+    return (
+        isinstance(expr, Lit)
+        and isinstance(expr.value, (int, float))
+        and not isinstance(expr.value, bool)
+    )
+
+
+def _number_side(node: Call) -> list[str]:
+    """The columns a comparison ``node`` compares with a number literal."""
+    if node.fn not in _COMPARISONS or len(node.args) != 2:
+        return []
+    left, right = node.args
+    return [
+        column.name
+        for column, other in ((left, right), (right, left))
+        if isinstance(column, Col) and _is_number(other)
+    ]
+
+
+def compared_with_numbers(expr: Expr) -> tuple[str, ...]:
+    """The columns ``expr`` compares with a number literal (``x >= 0``), in order of appearance.
+
+    On data read as text (CSV) these are the columns to read as numbers:
+    DuckDB refuses to compare text with a number.
+    """
+    found: dict[str, None] = {}
+
+    def visit(node: Expr) -> None:
+        if isinstance(node, Call):
+            found.update(dict.fromkeys(_number_side(node)))
+            for arg in node.args:
+                visit(arg)
+
+    visit(expr)
+    return tuple(found)
+
+
+def numbers_compared_as_numbers(expr: Expr) -> Expr:
+    """``expr`` reading as numbers (:func:`to_double`) the columns it compares with numbers.
+
+    Every occurrence of such a column is read so, as an engine's numeric view
+    reads it (:meth:`autovalidate.engines.Engine.numeric_view`): a value that
+    is not a number is null there, in the range and in its ``IS NULL`` alike.
+    """
+    numeric = set(compared_with_numbers(expr))
+
+    def cast(node: Expr) -> Expr:
+        if isinstance(node, Col) and node.name in numeric:
+            return to_double(node)
+        if isinstance(node, Call):
+            return Call(node.fn, tuple(cast(a) for a in node.args))
+        return node
+
+    return cast(expr) if numeric else expr
