@@ -160,8 +160,13 @@ def test_freshness_reads_instants_with_their_zone_and_merges_batches():
 
     from tests.deequ_support import states
 
-    moments = [dt.datetime(2025, 8, 25, 23, 30, tzinfo=dt.timezone(dt.timedelta(hours=-2)))]
-    typed = pa.table({"at": pa.array(moments, pa.timestamp("us", tz="UTC"))})
+    # 2025-08-25 23:30 at UTC-2, an instant of a TIMESTAMPTZ column. Built from its
+    # epoch microseconds: in one full CI run (and never alone) pyarrow turned the
+    # aware datetime object into its wall clock, 23:30 UTC; the text below
+    # still exercises an offset the engine must honour.
+    moment = dt.datetime(2025, 8, 25, 23, 30, tzinfo=dt.timezone(dt.timedelta(hours=-2)))
+    micros = round(moment.timestamp() * 1_000_000)
+    typed = pa.table({"at": pa.array([micros], pa.int64()).cast(pa.timestamp("us", tz="UTC"))})
     text = pa.table({"at": ["2025-08-25T10:00:00+02:00", "2025-08-24", None]})
     (_, a), (_, b) = states(typed, [NewestTimestamp("at")]), states(text, [NewestTimestamp("at")])
     newest = dt.datetime(2025, 8, 26, 1, 30, tzinfo=dt.timezone.utc).timestamp()
