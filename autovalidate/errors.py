@@ -219,7 +219,7 @@ class IndexVersionError(PatternIndexError, ValueError):
 class IndexMergeError(PatternIndexError, ValueError):
     """Indexes that cannot be added up: built with different parameters, or with patterns left out.
 
-    A column contributes other patterns under another τ, budget or coverage
+    A column contributes other patterns under another τ, budget or purity
     ladder, so the sums of two such indexes are the index of no corpus; an
     index built with ``min_cov`` > 1 lacks the rare patterns' partial sums.
 

@@ -68,7 +68,7 @@ def build(
         DEFAULT_BUDGET,
         "--budget",
         min=1,
-        help="Most patterns per column before the coverage threshold rises.",
+        help="Most patterns per column before the purity threshold rises.",
     ),
     master: str = typer.Option(
         "local[2]", "--master", help="Spark master URL; local[N] is the embedded default."
@@ -322,7 +322,7 @@ def info(
         f"{meta.build.get('finished')} in {_seconds(meta)} s "
         f"on {meta.build.get('master', meta.build.get('engine'))}",
     )
-    table.add_row("coverage ladder", ", ".join(f"{c:g}" for c in meta.build.get("ladder", [])))
+    table.add_row("purity ladder", ", ".join(f"{c:g}" for c in meta.build.get("ladder", [])))
     if "floor" in meta.build:
         table.add_row(
             "pruned",
