@@ -297,6 +297,14 @@ def _segmentation(
     ``<digit>+``; where the corpus has evidence for a more specific part
     (``<hex-lower>{8}`` of a GUID, ``<digit>{4}`` of a year), the paper's cut
     stays.
+
+    A value of one token (a hash, an id) is priced the same way, as one
+    position: the paper's pattern stands beside the option the position
+    statistics allow (:func:`_single_position`). That is the back-off of a
+    pattern the corpus has no columns of (a SHA-256 column's
+    ``<hex-lower>{64}`` on a lake without one): its risk is the shape risk of
+    the column plus the risk of the option at a position of its class, width
+    and diversity, learned from the corpus's records (issue 29, item 2).
     """
     corpus: list[SegmentChoice] = []
     for (s, e), (space, optional) in variant.segments.items():
@@ -316,21 +324,44 @@ def _segmentation(
         max_fpr=params.max_fpr,
         slack=params.fpr_slack,
     )
-    if model is None or variant.width == 1:
+    if model is None:
         return paper
     whole = (0, variant.width - 1)
     shape = shape_risk(variant, model)
     parts = [
         choice
         for (s, e), (space, optional) in variant.segments.items()
-        if (s, e) != whole
+        if (s, e) != whole or variant.width == 1
         for choice in position_choices(space, variant.texts[(s, e)], optional, model, s, params)
     ]
     priced = [dataclasses.replace(c, shape=shape) if c.start == 0 else c for c in parts + literals]
     budget = params.max_position_risk
-    slack = params.fpr_slack * budget / params.max_fpr if params.max_fpr else 0.0
-    cut = best_segmentation(variant.width, priced, max_fpr=budget, slack=slack)
-    if cut is not None:
-        cut = repetitions(cut, variant, model, budget)
+    cut: list[SegmentChoice] | None
+    if variant.width == 1:
+        cut = _single_position(priced, budget, params.objective)
+    else:
+        slack = params.fpr_slack * budget / params.max_fpr if params.max_fpr else 0.0
+        cut = best_segmentation(variant.width, priced, max_fpr=budget, slack=slack)
+        if cut is not None:
+            cut = repetitions(cut, variant, model, budget)
     found = [c for c in (paper, cut) if c is not None]
     return min(found, key=specificity_key) if found else None
+
+
+def _single_position(
+    choices: Sequence[SegmentChoice], budget: float, objective: str
+) -> list[SegmentChoice] | None:
+    """The option of a one-token value priced by positions, as a cut of one segment.
+
+    Among the options whose risk (with the shape risk) is within ``budget``,
+    the objective's choice, as :meth:`SegmentSpace.best` makes it for the
+    paper's hypotheses: ``"coverage"``, the most specific (the deepest level,
+    then the least risk); ``"fpr"``, the least risk (then the deepest).
+    None when no option fits.
+    """
+    fits = [c for c in choices if c.cost <= budget]
+    if not fits:
+        return None
+    if objective == "coverage":
+        return [max(fits, key=lambda c: (c.hypothesis.level, -c.cost, c.hypothesis.pattern))]
+    return [min(fits, key=lambda c: (c.cost, -c.hypothesis.level, c.hypothesis.pattern))]

@@ -72,9 +72,10 @@ class SolverParams:
         Price the parts of a vertical cut position by position with the
         index's generalization statistics
         (:mod:`autovalidate.index.generalization`, :func:`position_choices`),
-        and the whole value by its FPR_T; ``False``: every segment by its
-        FPR_T, as the paper does (an ablation; also what an index without the
-        statistics gets).
+        and the whole value by its FPR_T, a value of one token also as one
+        position (the back-off of a pattern the corpus has no columns of);
+        ``False``: every segment by its FPR_T, as the paper does (an
+        ablation; also what an index without the statistics gets).
     max_position_risk
         The most a cut priced by positions may add up to (its shape risk and
         its positions' risks), a fraction in [0, 1]. The position risks are

@@ -150,3 +150,31 @@ def test_parts_the_corpus_has_columns_of_keep_their_class_beside_the_position_pr
     assert solution is not None
     assert solution.pattern.startswith("<hex-lower>{8}-<hex-lower>{4}-"), solution.pattern
     assert not regex.fullmatch(solution.regex, "035cef0g-ab5b-4870-8a2d-3fffb2002a86")
+
+
+def _commits(rng: random.Random) -> list[str]:
+    """``<branch>@<sha1>`` references: a 40-hex-digit part that keeps its width and case."""
+    branches = ["main", "dev", "release"]
+    return [f"{rng.choice(branches)}@{_run(rng, HEX, 40)}" for _ in range(200)]
+
+
+def test_a_one_token_hash_the_corpus_has_no_column_of_backs_off_to_its_position(tmp_path):
+    # corpus: hashes only inside records, never a column of bare hashes, so
+    # <hex-lower>{40} has no corpus column (no FPR_T); the positions of records say
+    # such a part keeps its class and width
+    rng = random.Random(4)
+    columns = [_commits(rng) for _ in range(40)] + [_numbers(rng) for _ in range(40)]
+    train = [_run(rng, HEX, 40) for _ in range(30)]
+    with _index(tmp_path, columns) as index:
+        assert "<hex-lower>{40}" not in index.lookup(["<hex-lower>{40}"])
+        solution = solve(train, index, method="fmdv-vh")
+        paper = solve(train, index, method="fmdv-vh", params=SolverParams(generalize=False))
+    assert solution is not None and solution.pattern == "<hex-lower>{40}", solution
+    assert solution.segments[0].hypothesis.evidence == "positions"
+    assert regex.fullmatch(solution.regex, _run(rng, HEX, 40))
+    # a truncated hash, an upper-case one and a longer digest: formats it never had
+    for drifted in (_run(rng, HEX, 39), _run(rng, HEX, 40).upper(), _run(rng, HEX, 64)):
+        assert not regex.fullmatch(solution.regex, drifted), drifted
+    # the paper prices the value by its pattern's columns alone: none for the hash's
+    # width, so at most a general class stands, and the truncated hash passes
+    assert paper is None or regex.fullmatch(paper.regex, _run(rng, HEX, 39))
