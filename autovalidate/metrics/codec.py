@@ -32,7 +32,7 @@ One codec for analyzers, two uses:
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import MISSING, fields
 from typing import Any
 
@@ -40,7 +40,7 @@ from autovalidate.errors import ConstraintFormatError
 from autovalidate.metrics.base import Analyzer
 from autovalidate.metrics.expressions import Expr
 
-__all__ = ["analyzer_from_dict", "analyzer_key", "analyzer_to_dict"]
+__all__ = ["analyzer_from_dict", "analyzer_key", "analyzer_to_dict", "keys_by_text"]
 
 #: Fields holding data bound when the analyzer runs, named by ``reference_name``.
 _BOUND_FIELDS = frozenset({"reference"})
@@ -146,3 +146,14 @@ def analyzer_key(analyzer: Analyzer) -> str:
     return json.dumps(
         _fields(analyzer, key=True), sort_keys=True, separators=(",", ":"), ensure_ascii=False
     )
+
+
+def keys_by_text(analyzers: Iterable[Analyzer]) -> dict[str, str]:
+    """Each analyzer's key (:func:`analyzer_key`) by its text (``str(analyzer)``).
+
+    What was stored under an analyzer's text before keys existed (a metrics
+    repository's rows, an AVH program's constraints) finds its key here.
+    A key never starts as a text does: a key is a JSON object, a text starts
+    with the class name.
+    """
+    return {str(a): analyzer_key(a) for a in analyzers}
