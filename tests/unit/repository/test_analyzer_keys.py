@@ -9,8 +9,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from typer.testing import CliRunner
 
 from autovalidate.analysis import AnalysisRunner
+from autovalidate.cli import app
 from autovalidate.metrics import Compliance, Mean
 from autovalidate.metrics import expressions as E
 from autovalidate.metrics.codec import analyzer_key
@@ -101,3 +103,15 @@ def test_a_history_survives_a_change_in_how_its_sql_is_rendered(tmp_path, monkey
     monkeypatch.setitem(E._SQL, "gt", lambda a: f"({a[1]} < {a[0]})")  # a later renderer
     assert str(positive) != text
     assert [p.value for p in repository.load().series(positive)] == [0.5, 1.0]
+
+
+def test_outputs_print_the_analyzers_text_not_its_key(tmp_path):
+    location = tmp_path / "metrics.duckdb"
+    write_old_store("duckdb", location, [old_row(1, 2.0)])
+    open_repository(location).save(ResultKey.at("orders", "2024-01-02"), mean_of([4.0]))
+    result = CliRunner().invoke(
+        app, ["metrics", "history", "-r", str(location), "-d", "orders", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    history = json.loads(result.output)["history"]
+    assert [(h["analyzer"], h["value"]) for h in history] == [(OLD_TEXT, 2.0), (OLD_TEXT, 4.0)]
