@@ -102,6 +102,7 @@ from autovalidate.anomaly.avh_batches import (
 from autovalidate.anomaly.base import AnomalyDetectionStrategy, DataPoint
 from autovalidate.anomaly.batches import BATCH_STATISTICS
 from autovalidate.metrics import Metric
+from autovalidate.metrics.codec import analyzer_key
 from autovalidate.repository.base import AnalysisResult, ResultKey
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -261,7 +262,7 @@ def _stats(
 ) -> dict[str, Metric]:
     present = [c for c in numeric if c in frame.columns]
     stats = avh_statistics(frame, numeric_columns=present, patterns=patterns, learn=learn)
-    return {str(a): m for a, m in stats.items()}
+    return {analyzer_key(a): m for a, m in stats.items()}
 
 
 def _strategies() -> dict[str, tuple[AnomalyDetectionStrategy, tuple[str, ...]]]:

@@ -100,6 +100,7 @@ from autovalidate.metrics import (
     StandardDeviation,
 )
 from autovalidate.metrics.base import Analyzer
+from autovalidate.metrics.codec import analyzer_key, keys_by_text
 from autovalidate.nulls import DEFAULT_NULL_TOKENS
 from autovalidate.profiles import profile_columns
 from autovalidate.repository.base import AnalysisResult, MetricsRepository, ResultKey
@@ -109,6 +110,7 @@ __all__ = [
     "DISTANCES",
     "HISTOGRAM_MAX_DISTINCT",
     "PROGRAM_FORMAT",
+    "PROGRAM_VERSION",
     "SEVERITIES",
     "AVHConstraint",
     "AVHProgram",
@@ -144,6 +146,9 @@ HISTOGRAM_MAX_DISTINCT = 50
 
 #: The ``format`` field of a saved program.
 PROGRAM_FORMAT = "autovalidate-avh-program"
+#: Version 2: each constraint names its analyzer by key (``analyzer_key``) as
+#: well as by text (``analyzer``); version 1 programs, text only, still load.
+PROGRAM_VERSION = 2
 
 #: Shares of ``delta`` each candidate is offered at: ``delta / 2**i``.
 _LEVELS = 6
@@ -172,12 +177,26 @@ def tracked_patterns(history: Iterable[AnalysisResult]) -> dict[str, str]:
     out: dict[str, str] = {}
     for r in sorted(history, key=lambda r: r.result_key.dataset_date):
         for key, m in r.metrics.items():
-            if m.name != "PatternConformance" or m.instance in out:
-                continue
-            prefix, suffix = str(_conformance(m.instance, "\x00")).split("\x00")
-            if key.startswith(prefix) and key.endswith(suffix) and len(key) > len(prefix + suffix):
-                out[m.instance] = key[len(prefix) : len(key) - len(suffix)]
+            if m.name == "PatternConformance" and m.instance not in out:
+                regex = _recorded_regex(key, m.instance)
+                if regex is not None:
+                    out[m.instance] = regex
     return out
+
+
+def _recorded_regex(key: str, column: str) -> str | None:
+    """The regex of ``column``'s conformance stored under ``key``, ``None`` if not this module's.
+
+    ``key`` is the analyzer's key, or its text where it was saved before keys existed.
+    """
+    if key.startswith("{"):
+        regex = json.loads(key).get("pattern")
+        ok = isinstance(regex, str) and analyzer_key(_conformance(column, regex)) == key
+        return regex if ok else None
+    prefix, suffix = str(_conformance(column, "\x00")).split("\x00")
+    if key.startswith(prefix) and key.endswith(suffix) and len(key) > len(prefix + suffix):
+        return key[len(prefix) : len(key) - len(suffix)]
+    return None
 
 
 def learn_patterns(data: Any, columns: Iterable[str]) -> dict[str, str]:
@@ -329,8 +348,8 @@ class _Observation:
         return cls(_scalars(metrics), _histograms(metrics), columns)
 
 
-def _names(metrics: Mapping[str, Metric]) -> dict[str, tuple[str, str]]:
-    return {k: (m.name, m.instance) for k, m in metrics.items()}
+def _names(result: AnalysisResult) -> dict[str, tuple[str, str, str]]:
+    return {k: (m.name, m.instance, result.description(k)) for k, m in result.metrics.items()}
 
 
 # -- candidates ------------------------------------------------------------------------------
@@ -343,8 +362,9 @@ class Candidate:
     Attributes
     ----------
     analyzer
-        The recorded metric (``str(analyzer)``), or for a distance the column's
-        histogram analyzer.
+        The recorded metric's analyzer key
+        (:func:`~autovalidate.metrics.codec.analyzer_key`), or for a distance
+        the column's histogram analyzer's.
     name, column
         The metric's name (``"Size"``, ``"Mean"``, ``"LInfDistance"`` ...) and column (``"*"``
         for the table).
@@ -354,6 +374,9 @@ class Candidate:
         previous and this batch).
     history
         The series the bound is computed from, oldest first.
+    description
+        The analyzer's text (``str(analyzer)``), what outputs print; empty:
+        ``analyzer`` itself.
     """
 
     analyzer: str
@@ -361,6 +384,12 @@ class Candidate:
     column: str
     transform: str
     history: tuple[float, ...]
+    description: str = ""
+
+    @property
+    def text(self) -> str:
+        """The analyzer's text, for people."""
+        return self.description or self.analyzer
 
     @property
     def key(self) -> str:
@@ -384,25 +413,25 @@ def candidates(history: Sequence[AnalysisResult], *, alpha: float = 0.05) -> lis
         Those with at least 2 values in their series.
     """
     ordered = sorted(history, key=lambda r: r.result_key.dataset_date)
-    names: dict[str, tuple[str, str]] = {}
+    names: dict[str, tuple[str, str, str]] = {}
     for r in ordered:
-        names.update(_names(r.metrics))
+        names.update(_names(r))
     observations = [_Observation.of(r.metrics) for r in ordered]
     out: list[Candidate] = []
     keys = sorted({k for o in observations for k in o.scalars})
     for key in keys:
-        name, column = names[key]
+        name, column, text = names[key]
         # the series over consecutive batches that all have it
         series = [o.scalars[key] for o in observations if key in o.scalars]
         if len(series) >= 2 and not needs_differencing(series, alpha):
-            out.append(Candidate(key, name, column, "value", tuple(series)))
+            out.append(Candidate(key, name, column, "value", tuple(series), text))
         steps = [
             b.scalars[key] - a.scalars[key]
             for a, b in zip(observations, observations[1:], strict=False)
             if key in a.scalars and key in b.scalars
         ]
         if len(steps) >= 2:
-            out.append(Candidate(key, name, column, "difference", tuple(steps)))
+            out.append(Candidate(key, name, column, "difference", tuple(steps), text))
     columns = sorted({c for o in observations for c in o.histograms})
     for column in columns:
         pairs = [
@@ -412,9 +441,14 @@ def candidates(history: Sequence[AnalysisResult], *, alpha: float = 0.05) -> lis
         ]
         if len(pairs) < 2:
             continue
+        histogram = Histogram(column)
         for name, distance in DISTANCES.items():
             distances = tuple(distance(p, q) for p, q in pairs)
-            out.append(Candidate(str(Histogram(column)), name, column, "distance", distances))
+            out.append(
+                Candidate(
+                    analyzer_key(histogram), name, column, "distance", distances, str(histogram)
+                )
+            )
     return out
 
 
@@ -565,7 +599,7 @@ def synthetic_issues(
             numeric_columns=[c for c in numeric if c in frame.columns],
             patterns=patterns,
         )
-        out.append(SyntheticIssue(kind, column, {str(a): m for a, m in stats.items()}))
+        out.append(SyntheticIssue(kind, column, {analyzer_key(a): m for a, m in stats.items()}))
     return out
 
 
@@ -595,10 +629,14 @@ class AVHConstraint:
     share: float
 
     def to_dict(self) -> dict[str, Any]:
-        """The constraint as plain JSON data (infinite bounds as null)."""
+        """The constraint as plain JSON data (infinite bounds as null).
+
+        ``analyzer`` is the analyzer's text, for people; ``analyzer_key`` its key.
+        """
         i = self.interval
         return {
-            "analyzer": self.candidate.analyzer,
+            "analyzer": self.candidate.text,
+            "analyzer_key": self.candidate.analyzer,
             "metric": self.candidate.name,
             "column": self.candidate.column,
             "transform": self.candidate.transform,
@@ -616,7 +654,11 @@ class AVHConstraint:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> AVHConstraint:
-        """Inverse of :meth:`to_dict` (the candidate's history is not kept, only its length)."""
+        """Inverse of :meth:`to_dict` (the candidate's history is not kept, only its length).
+
+        A constraint of a version 1 program has no ``analyzer_key``: its
+        analyzer is its text until :meth:`AVHProgram.with_keys_of` finds the key.
+        """
         try:
             lo, hi = data["lower"], data["upper"]
             interval = Interval(
@@ -630,11 +672,12 @@ class AVHConstraint:
                 None if data["k"] is None else float(data["k"]),
             )
             candidate = Candidate(
-                str(data["analyzer"]),
+                str(data.get("analyzer_key", data["analyzer"])),
                 str(data["metric"]),
                 str(data["column"]),
                 str(data["transform"]),
                 (),
+                str(data["analyzer"]),
             )
             return cls(candidate, interval, float(data["budget_share"]))
         except (KeyError, TypeError, ValueError) as e:
@@ -679,7 +722,7 @@ class AVHProgram:
         """The program as plain JSON data."""
         return {
             "format": PROGRAM_FORMAT,
-            "version": 1,
+            "version": PROGRAM_VERSION,
             "dataset": self.dataset,
             "delta": self.delta,
             "fpr_bound": self.fpr_bound,
@@ -703,7 +746,8 @@ class AVHProgram:
         Parameters
         ----------
         current
-            The batch's AVH statistics by analyzer text (:func:`avh_statistics`).
+            The batch's AVH statistics by analyzer key (:func:`avh_statistics`,
+            :func:`~autovalidate.metrics.codec.analyzer_key`).
         previous
             The newest history batch's: differences and distances are taken against it.
         """
@@ -715,6 +759,24 @@ class AVHProgram:
         return any(
             v is None or not c.interval.contains(v) for c, v in self.evaluate(current, previous)
         )
+
+    def with_keys_of(self, analyzers: Iterable[Analyzer]) -> AVHProgram:
+        """The program with each constraint of a version 1 program keyed by its analyzer's key.
+
+        A version 1 constraint names its analyzer by text; the one of
+        ``analyzers`` with that text (``str(analyzer)``) gives the key. A
+        program with nothing to key is returned as it is.
+        """
+        keys = keys_by_text(analyzers)
+        if not any(c.candidate.analyzer in keys for c in self.constraints):
+            return self
+        constraints = tuple(
+            replace(c, candidate=replace(c.candidate, analyzer=keys[c.candidate.analyzer]))
+            if c.candidate.analyzer in keys
+            else c
+            for c in self.constraints
+        )
+        return replace(self, constraints=constraints)
 
     @classmethod
     def from_dict(cls, doc: Any) -> AVHProgram:
@@ -937,10 +999,12 @@ def validate_batch_avh(
         raise InsufficientHistoryError(dataset, 0, 1 if program is not None else 3)
     numeric = _tracked_numeric(history)
     patterns = tracked_patterns(history)
-    current = {
-        str(a): m
-        for a, m in avh_statistics(data, numeric_columns=numeric, patterns=patterns).items()
-    }
+    computed = avh_statistics(data, numeric_columns=numeric, patterns=patterns)
+    current = {analyzer_key(a): m for a, m in computed.items()}
+    # results and programs saved before analyzer keys name the analyzers by their text
+    history = [r.with_keys_of(computed) for r in history]
+    if program is not None:
+        program = program.with_keys_of(computed)
     if program is None:
         if reference is None:
             raise ParameterError("programming needs a clean reference batch (or pass a program)")
@@ -954,7 +1018,7 @@ def validate_batch_avh(
         missing = value is None
         decisions.append(
             StatisticDecision(
-                analyzer=c.candidate.analyzer if transform == "value" else c.candidate.key,
+                analyzer=c.candidate.text if transform == "value" else c.candidate.key,
                 name=c.candidate.name + label[transform],
                 column=c.candidate.column,
                 value=value,

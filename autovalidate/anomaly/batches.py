@@ -46,6 +46,7 @@ from autovalidate.metrics import (
     StandardDeviation,
 )
 from autovalidate.metrics.base import Analyzer, Metric
+from autovalidate.metrics.codec import analyzer_key
 from autovalidate.profiles import profile_columns
 from autovalidate.repository.base import (
     AnalysisResult,
@@ -156,7 +157,7 @@ class StatisticDecision:
     Attributes
     ----------
     analyzer
-        The statistic, as stored (e.g. ``Completeness(price,None)``).
+        The statistic's analyzer, as its text (e.g. ``Completeness(price,None)``).
     name, column
         The metric's name and column.
     value
@@ -309,30 +310,32 @@ def validate_batch(
     history = _history(repository, dataset, tags, before)
     if len(history) < min_history:
         raise InsufficientHistoryError(dataset, len(history), min_history)
-    tracked: dict[str, Metric] = {}
-    for result in history:
-        for analyzer, metric in result.metrics.items():
-            if metric.name in BATCH_STATISTICS:
-                tracked.setdefault(analyzer, metric)
     computed = batch_statistics(data, numeric_columns=_tracked_numeric(history))
-    current = {str(a): m for a, m in computed.items()}
+    # results saved before analyzer keys hold their metrics under the analyzers' text
+    history = [r.with_keys_of(computed) for r in history]
+    tracked: dict[str, tuple[Metric, str]] = {}
+    for result in history:
+        for key, metric in result.metrics.items():
+            if metric.name in BATCH_STATISTICS:
+                tracked.setdefault(key, (metric, result.description(key)))
+    current = {analyzer_key(a): m for a, m in computed.items()}
     order = {name: i for i, name in enumerate(BATCH_STATISTICS)}
     columns = list(dict.fromkeys(m.instance for m in current.values()))
     column_order = {c: i for i, c in enumerate(columns)}
     decisions = []
     newest = max(r.result_key.dataset_date for r in history)
-    for analyzer, metric in sorted(
+    for key, (metric, text) in sorted(
         tracked.items(),
-        key=lambda kv: (column_order.get(kv[1].instance, len(columns)), order[kv[1].name]),
+        key=lambda kv: (column_order.get(kv[1][0].instance, len(columns)), order[kv[1][0].name]),
     ):
         series = [
-            DataPoint(r.result_key.dataset_date, r.value(analyzer))
+            DataPoint(r.result_key.dataset_date, r.value(key))
             for r in history
-            if r.value(analyzer) is not None
+            if r.value(key) is not None
         ]
-        new = current.get(analyzer)
+        new = current.get(key)
         value = None if new is None or new.error is not None else new.value
-        base = {"analyzer": analyzer, "name": metric.name, "column": metric.instance}
+        base = {"analyzer": text, "name": metric.name, "column": metric.instance}
         if not isinstance(value, (int, float)):
             why = "the batch has no such column" if new is None else f"not computed: {new.error}"
             decisions.append(

@@ -39,7 +39,7 @@ import json
 import math
 import operator
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,7 +53,7 @@ from autovalidate.checks.constraints import ConstraintStatus, PatternRuleConstra
 from autovalidate.checks.verification import VerificationResult, VerificationSuite
 from autovalidate.engines import Engine, open_engine
 from autovalidate.errors import ColumnNotFoundError, ConstraintFormatError, DataSourceError
-from autovalidate.metrics.base import Analyzer
+from autovalidate.metrics.codec import analyzer_from_dict, analyzer_to_dict
 from autovalidate.pattern_constraint import (
     CONSTRAINT_KIND,
     DEFAULT_EXAMPLES,
@@ -180,52 +180,6 @@ def _number(v: Any) -> float:
 
 def _num_text(v: float) -> str:
     return repr(v)
-
-
-# -- analyzers as data ---------------------------------------------------------
-
-
-def analyzer_to_dict(analyzer: Analyzer) -> dict[str, Any]:
-    """An analyzer as plain data: ``{"analyzer": "Mean", "column": "price", "where": None}``.
-
-    Raises
-    ------
-    ConstraintFormatError
-        If a field is not plain data (a :class:`~autovalidate.metrics.Compliance`
-        built from an expression object rather than SQL text).
-    """
-    out: dict[str, Any] = {"analyzer": type(analyzer).__name__}
-    for f in fields(analyzer):  # type: ignore[arg-type]
-        value = getattr(analyzer, f.name)
-        if isinstance(value, tuple):
-            value = list(value)
-        if not (value is None or isinstance(value, (str, int, float, bool, list))):
-            raise ConstraintFormatError(
-                f"{analyzer}: field {f.name} is a {type(value).__name__}, not plain data"
-            )
-        out[f.name] = value
-    return out
-
-
-def analyzer_from_dict(data: Mapping[str, Any]) -> Analyzer:
-    """Inverse of :func:`analyzer_to_dict` (analyzers of :mod:`autovalidate.metrics`).
-
-    Raises
-    ------
-    ConstraintFormatError
-        If the analyzer is unknown or its fields do not fit.
-    """
-    import autovalidate.metrics as metrics
-
-    name = data.get("analyzer") if isinstance(data, Mapping) else None
-    cls = getattr(metrics, str(name), None)
-    if not (isinstance(cls, type) and issubclass(cls, Analyzer)):
-        raise ConstraintFormatError(f"unknown analyzer {name!r}")
-    kwargs = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k != "analyzer"}
-    try:
-        return cls(**kwargs)
-    except TypeError as exc:
-        raise ConstraintFormatError(f"analyzer {name}: {exc}") from exc
 
 
 # -- Deequ constraints as data ---------------------------------------------------

@@ -150,14 +150,14 @@ def history(
         loader = loader.before(before)
     rows = []
     for result in loader.get():
-        for analyzer, m in result.metrics.items():
+        for key, m in result.metrics.items():
             if (metric is None or m.name == metric) and (column is None or m.instance == column):
                 rows.append(
                     {
                         "date": _date_text(result.result_key.dataset_date),
                         "dataset_date": result.result_key.dataset_date,
                         "tags": dict(result.result_key.tags),
-                        "analyzer": analyzer,
+                        "analyzer": result.description(key),
                         "column": m.instance,
                         "metric": m.name,
                         "value": plain(m.value),

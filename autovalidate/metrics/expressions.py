@@ -746,8 +746,10 @@ SqlSpecial = Callable[[Call, Callable[[Expr], str]], "str | None"]
 def to_sql(expr: Expr, special: SqlSpecial | None = None) -> str:
     """SQL text of an expression, in the dialect DuckDB and Spark SQL share.
 
-    This is also the text analyzers print (``str(analyzer)``), which keys
-    metrics in repositories, so it must not change between releases.
+    This is also the text analyzers print (``str(analyzer)``). Metrics
+    repositories key histories by :func:`~autovalidate.metrics.codec.analyzer_key`,
+    not by this text, so a change here starts no new history; but rows saved
+    before that key existed are found by this text only.
 
     Parameters
     ----------

@@ -4,8 +4,27 @@ A run's metrics are saved under a :class:`ResultKey`: the dataset's name, the
 date the data describes (``dataset_date``, milliseconds since the Unix epoch,
 UTC, as Deequ's ``ResultKey.dataSetDate``) and free tags (a partition, a
 region). Saving again under the same key replaces what was saved there. Only
-successful metrics are stored; a metric is identified by its analyzer's
-description (``str(analyzer)``, e.g. ``Completeness(price,None)``).
+successful metrics are stored.
+
+A metric is identified by its analyzer's stable key
+(:func:`~autovalidate.metrics.codec.analyzer_key`, canonical JSON of the
+analyzer's class and fields, e.g. ``{"analyzer":"Completeness","column":"price"}``),
+which no change in how SQL is rendered can change. A stored row holds the key
+(``analyzer_key``) and, for people reading the store, the analyzer's text
+(``analyzer``, ``str(analyzer)`` when it was saved, e.g.
+``Completeness(price,None)``); results print the text.
+
+Stores written before the key existed keep loading: their rows have the text
+only, and are *read under both keys* rather than migrated (an analyzer cannot
+be rebuilt from its text, whose SQL may hold any comma): a metric of such a row
+is filed under its text, and looking up an analyzer finds its key first, then
+its text (:meth:`AnalysisResult.metric`); :meth:`AnalysisResult.with_keys_of`
+files such metrics under the keys of given analyzers, for code that follows
+series across old and new results. An old row is thus found as long as the
+analyzer's text is what it was when the row was saved; rows saved since carry
+the key and no longer depend on the text. Nothing is rewritten: the DuckDB
+store gains the ``analyzer_key`` column on its first save by this version (old
+rows read it as null), and JSON and Parquet files without it stay as they are.
 
 Results load back by key or through a :class:`MetricsRepositoryLoader`
 (Deequ's ``MetricsRepositoryMultipleResultsLoader``): by dataset, by tags
@@ -48,6 +67,7 @@ from autovalidate.metrics.base import (
     TableSchema,
     plain,
 )
+from autovalidate.metrics.codec import analyzer_key, keys_by_text
 
 __all__ = [
     "ROW_FIELDS",
@@ -74,6 +94,7 @@ ROW_FIELDS = (
     "value_json",
     "saved_at_ns",
     "save_id",
+    "analyzer_key",
 )
 
 
@@ -193,15 +214,39 @@ class AnalysisResult:
     result_key
         The key.
     metrics
-        Analyzer description (``str(analyzer)``) -> metric.
+        Analyzer key (:func:`~autovalidate.metrics.codec.analyzer_key`) ->
+        metric; a metric saved before keys existed is under its analyzer's
+        text (see the module docstring).
+    descriptions
+        Analyzer key -> the analyzer's text when it was saved
+        (``str(analyzer)``); a key not in it is its own text.
     """
 
     result_key: ResultKey
     metrics: Mapping[str, Metric]
+    descriptions: Mapping[str, str] = field(default_factory=dict)
+
+    def description(self, key: str) -> str:
+        """The text of the analyzer stored under ``key`` (a key of :attr:`metrics`)."""
+        return self.descriptions.get(key, key)
+
+    def _entry(self, analyzer: Analyzer | str) -> str | None:
+        """The key of :attr:`metrics` holding ``analyzer``'s metric, ``None`` if none does."""
+        if isinstance(analyzer, Analyzer):
+            found = [analyzer_key(analyzer), str(analyzer)]  # a row saved before keys: its text
+        else:
+            found = [analyzer, *(k for k, text in self.descriptions.items() if text == analyzer)]
+        return next((k for k in found if k in self.metrics), None)
 
     def metric(self, analyzer: Analyzer | str) -> Metric | None:
-        """The metric of ``analyzer`` (or of its description), ``None`` if not saved."""
-        return self.metrics.get(str(analyzer))
+        """The metric of ``analyzer``, ``None`` if not saved.
+
+        ``analyzer`` is an analyzer, its key or its text (``str(analyzer)``);
+        an analyzer is found by its key, or in a result saved before keys
+        existed by its text.
+        """
+        entry = self._entry(analyzer)
+        return None if entry is None else self.metrics[entry]
 
     def value(self, analyzer: Analyzer | str) -> float | None:
         """The numeric value of ``analyzer``'s metric, ``None`` if absent or not a number."""
@@ -209,11 +254,30 @@ class AnalysisResult:
         value = None if metric is None else metric.value
         return float(value) if isinstance(value, (int, float)) else None
 
+    def with_keys_of(self, analyzers: Iterable[Analyzer]) -> AnalysisResult:
+        """The result with each metric saved before keys existed under the key of its analyzer.
+
+        A metric stored under an analyzer's text (``str(analyzer)`` of one of
+        ``analyzers``) moves to that analyzer's key, so that it joins the
+        series of the results saved with keys; others stay as they are.
+        """
+        keys = keys_by_text(analyzers)
+        moved = {k: keys[k] for k in self.metrics if k in keys and keys[k] not in self.metrics}
+        if not moved:
+            return self
+        return AnalysisResult(
+            self.result_key,
+            {moved.get(k, k): m for k, m in self.metrics.items()},
+            {moved.get(k, k): self.description(k) for k in self.metrics},
+        )
+
     def to_dict(self) -> dict[str, Any]:
-        """Key and metrics as plain data."""
+        """Key and metrics as plain data, each metric with its analyzer's text (``analyzer``)."""
         return {
             **self.result_key.to_dict(),
-            "metrics": [{"analyzer": a, **m.to_dict()} for a, m in self.metrics.items()],
+            "metrics": [
+                {"analyzer": self.description(a), **m.to_dict()} for a, m in self.metrics.items()
+            ],
         }
 
 
@@ -222,7 +286,15 @@ def _metrics_of(metrics: AnalyzerContext | Mapping[Analyzer, Metric]) -> Mapping
 
 
 def rows_of(key: ResultKey, metrics: Mapping[Analyzer, Metric]) -> list[dict[str, Any]]:
-    """The stored rows of one save: one per successful metric, all with one ``save_id``."""
+    """The stored rows of one save: one per successful metric, all with one ``save_id``.
+
+    Each row holds the analyzer's key (``analyzer_key``) and its text (``analyzer``).
+
+    Raises
+    ------
+    ConstraintFormatError
+        If an analyzer has no key (:func:`~autovalidate.metrics.codec.analyzer_key`).
+    """
     saved_at, save_id = time.time_ns(), uuid.uuid4().hex
     rows = []
     for analyzer, metric in metrics.items():
@@ -242,6 +314,7 @@ def rows_of(key: ResultKey, metrics: Mapping[Analyzer, Metric]) -> list[dict[str
                 "value_json": None if scalar else json.dumps(plain(metric.value)),
                 "saved_at_ns": saved_at,
                 "save_id": save_id,
+                "analyzer_key": analyzer_key(analyzer),
             }
         )
     return rows
@@ -268,7 +341,9 @@ def _value_from(row: Mapping[str, Any]) -> MetricValue:
 def results_from_rows(rows: Iterable[Mapping[str, Any]]) -> list[AnalysisResult]:
     """Group stored rows into results; for a key saved more than once the newest save wins.
 
-    Results are ordered by ``dataset_date``, then dataset and tags.
+    A row's metric is filed under its ``analyzer_key``, or under its text
+    (``analyzer``) when it has none (saved before keys existed). Results are
+    ordered by ``dataset_date``, then dataset and tags.
     """
     saves: dict[tuple[str, int, str], tuple[tuple[int, str], list[Mapping[str, Any]]]] = {}
     for row in rows:
@@ -281,11 +356,13 @@ def results_from_rows(rows: Iterable[Mapping[str, Any]]) -> list[AnalysisResult]
             current[1].append(row)
     results = []
     for (dataset, date, tags), (_, members) in saves.items():
-        metrics = {
-            r["analyzer"]: Metric(Entity(r["entity"]), r["instance"], r["name"], _value_from(r))
-            for r in members
-        }
-        results.append(AnalysisResult(ResultKey(dataset, date, json.loads(tags)), metrics))
+        metrics, descriptions = {}, {}
+        for r in members:
+            entry = r.get("analyzer_key") or r["analyzer"]
+            metrics[entry] = Metric(Entity(r["entity"]), r["instance"], r["name"], _value_from(r))
+            descriptions[entry] = r["analyzer"]
+        result_key = ResultKey(dataset, date, json.loads(tags))
+        results.append(AnalysisResult(result_key, metrics, descriptions))
     results.sort(
         key=lambda r: (r.result_key.dataset_date, r.result_key.dataset, r.result_key.tags_json)
     )
@@ -360,7 +437,7 @@ class MetricsRepositoryLoader:
         self._repository = repository
         self._dataset: str | None = None
         self._tags: dict[str, str] = {}
-        self._analyzers: list[str] | None = None
+        self._analyzers: list[Analyzer | str] | None = None
         self._after: int | None = None
         self._before: int | None = None
 
@@ -375,8 +452,11 @@ class MetricsRepositoryLoader:
         return self
 
     def for_analyzers(self, analyzers: Iterable[Analyzer | str]) -> MetricsRepositoryLoader:
-        """Keep only these analyzers' metrics in each result."""
-        self._analyzers = [str(a) for a in analyzers]
+        """Keep only these analyzers' metrics in each result.
+
+        An analyzer is found as :meth:`AnalysisResult.metric` finds it.
+        """
+        self._analyzers = list(analyzers)
         return self
 
     def after(self, when: int | float | str | dt.date | dt.datetime) -> MetricsRepositoryLoader:
@@ -404,9 +484,11 @@ class MetricsRepositoryLoader:
             if any(tags.get(k) != v for k, v in self._tags.items()):
                 continue
             if self._analyzers is not None:
-                wanted = set(self._analyzers)
+                wanted = {result._entry(a) for a in self._analyzers}
                 result = AnalysisResult(
-                    result.result_key, {a: m for a, m in result.metrics.items() if a in wanted}
+                    result.result_key,
+                    {a: m for a, m in result.metrics.items() if a in wanted},
+                    {a: t for a, t in result.descriptions.items() if a in wanted},
                 )
             out.append(result)
         return out

@@ -16,6 +16,13 @@ here opens the file, runs one short transaction and closes it again, and
 
 A save replaces the rows of its key in one transaction (delete, insert), so
 concurrent writers lose nothing and readers never see half a save.
+
+The table, ``autovalidate_metrics``, has one row per metric
+(:data:`~autovalidate.repository.base.ROW_FIELDS`). A file written before
+analyzers had a stable key lacks the ``analyzer_key`` column: it is read as
+null (the rows are found by their analyzer's text, see
+:mod:`autovalidate.repository.base`), and the first save adds it
+(``ALTER TABLE ... ADD COLUMN``); the old rows keep their text only.
 """
 
 from __future__ import annotations
@@ -87,13 +94,16 @@ _SCHEMA = pa.schema(
         ("value_json", pa.string()),
         ("saved_at_ns", pa.int64()),
         ("save_id", pa.string()),
+        ("analyzer_key", pa.string()),
     ]
 )
 _CREATE = (
     f"CREATE TABLE IF NOT EXISTS {_TABLE} (dataset VARCHAR, dataset_date BIGINT, tags VARCHAR, "
     "analyzer VARCHAR, entity VARCHAR, instance VARCHAR, name VARCHAR, value DOUBLE, "
-    "value_json VARCHAR, saved_at_ns BIGINT, save_id VARCHAR)"
+    "value_json VARCHAR, saved_at_ns BIGINT, save_id VARCHAR, analyzer_key VARCHAR)"
 )
+#: A table created before analyzers had keys gains the column on its first save.
+_ADD_KEY = f"ALTER TABLE {_TABLE} ADD COLUMN IF NOT EXISTS analyzer_key VARCHAR"
 
 
 class DuckDBMetricsRepository(MetricsRepository):
@@ -205,13 +215,15 @@ class DuckDBMetricsRepository(MetricsRepository):
         with self._connect(write=True) as con:
             try:
                 con.execute(_CREATE)
+                con.execute(_ADD_KEY)
                 con.execute("BEGIN TRANSACTION")
                 con.execute(
                     f"DELETE FROM {_TABLE} WHERE dataset = ? AND dataset_date = ? AND tags = ?",
                     [key.dataset, key.dataset_date, key.tags_json],
                 )
                 con.register("_av_rows", table)
-                con.execute(f"INSERT INTO {_TABLE} SELECT * FROM _av_rows")
+                columns = ", ".join(ROW_FIELDS)
+                con.execute(f"INSERT INTO {_TABLE} ({columns}) SELECT {columns} FROM _av_rows")
                 con.execute("COMMIT")
             except duckdb.Error as exc:
                 with contextlib.suppress(duckdb.Error):
@@ -235,14 +247,17 @@ class DuckDBMetricsRepository(MetricsRepository):
         where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
         with self._connect(write=False) as con:
             try:
-                exists = con.execute(
-                    "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [_TABLE]
-                ).fetchone()
-                if not exists or not exists[0]:
+                stored = {
+                    name
+                    for (name,) in con.execute(
+                        "SELECT column_name FROM information_schema.columns WHERE table_name = ?",
+                        [_TABLE],
+                    ).fetchall()
+                }
+                if not stored:
                     return []
-                rows = con.execute(
-                    f"SELECT {', '.join(ROW_FIELDS)} FROM {_TABLE}{where}", params
-                ).fetchall()
+                columns = ", ".join(f if f in stored else f"NULL AS {f}" for f in ROW_FIELDS)
+                rows = con.execute(f"SELECT {columns} FROM {_TABLE}{where}", params).fetchall()
             except duckdb.Error as exc:
                 raise RepositoryError(str(self.path), f"cannot read: {exc}") from exc
         return results_from_rows(dict(zip(ROW_FIELDS, row, strict=True)) for row in rows)

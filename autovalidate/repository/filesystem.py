@@ -8,7 +8,9 @@ concurrently without a lock and lose nothing. Saving a key again adds a newer
 file; reads keep, per key, the newest save (by its time in nanoseconds, then
 its random id). A file holds the same rows as the DuckDB store
 (:data:`~autovalidate.repository.base.ROW_FIELDS`); a directory may mix both
-formats.
+formats, and files written before analyzers had a stable key, whose rows lack
+``analyzer_key`` (they are found by their analyzer's text, see
+:mod:`autovalidate.repository.base`; no file is rewritten).
 
 This is Deequ's ``FileSystemMetricsRepository`` made safe for concurrent
 writers: Deequ rewrites one JSON file, and of two concurrent writers one loses.
@@ -122,7 +124,8 @@ class FileSystemMetricsRepository(MetricsRepository):
         return results_from_rows(rows)
 
 
-#: The fields every stored row has (and ``value`` or ``value_json``).
+#: The fields every stored row has (and ``value`` or ``value_json``; ``analyzer_key``
+#: unless it was saved before keys existed).
 _ROW_FIELDS = frozenset(
     {"dataset", "dataset_date", "tags", "analyzer", "entity", "instance", "name"}
     | {"saved_at_ns", "save_id"}

@@ -22,7 +22,9 @@ from autovalidate.anomaly.avh_batches import (
 from autovalidate.cli import app
 from autovalidate.errors import ConstraintFormatError, InsufficientHistoryError, ParameterError
 from autovalidate.metrics import Completeness, Histogram, MaxLength, Size
-from autovalidate.repository import ResultKey
+from autovalidate.metrics.codec import analyzer_from_dict, analyzer_key
+from autovalidate.repository import ResultKey, open_repository
+from autovalidate.repository.base import rows_of
 from autovalidate.repository.memory import InMemoryMetricsRepository
 
 
@@ -88,10 +90,13 @@ def test_synthetic_issues_perturb_the_reference():
     issues = synthetic_issues(batch(np.random.default_rng(1), 100))
     kinds = {(i.kind, i.column) for i in issues}
     assert ("unit change", "price") in kinds and ("truncated strings", "code") in kinds
-    sizes = sorted(i.metrics[str(Size())].value for i in issues if i.kind == "duplicated rows")
+    sizes = sorted(
+        i.metrics[analyzer_key(Size())].value for i in issues if i.kind == "duplicated rows"
+    )
     assert len(sizes) == 2 and 100 < sizes[0] < 200 and sizes[1] == 200
     gone = next(i for i in issues if i.kind == "schema change" and i.column == "status")
-    assert str(Completeness("status")) not in gone.metrics
+    assert analyzer_key(Completeness("status")) not in gone.metrics
+    assert analyzer_key(Completeness("price")) in gone.metrics
 
 
 def test_cli_programs_saves_and_runs_a_pinned_program(tmp_path):
@@ -211,3 +216,41 @@ def test_a_format_change_lowers_the_conformance_to_the_pattern_learned_first(gro
     program = fit_program(history, batch(rng, 200), 0.1)
     kinds = program.issue_kinds
     assert kinds["format change"][0] > 0
+
+
+def test_a_version_1_program_on_a_history_saved_before_keys_decides_as_before(growing, tmp_path):
+    repo, rng = growing
+    history = repo.load().for_dataset("o").get()
+    program = fit_program(history, batch(rng, 440), 0.1)
+    doc = program.to_dict()
+    assert doc["version"] == 2
+    assert all(c["analyzer_key"].startswith("{") for c in doc["constraints"])
+    # the formats before keys, written directly: constraints and rows name analyzers by text
+    old_program = AVHProgram.from_dict(
+        {
+            **doc,
+            "version": 1,
+            "constraints": [
+                {k: v for k, v in c.items() if k != "analyzer_key"} for c in doc["constraints"]
+            ],
+        }
+    )
+    (tmp_path / "old" / "o").mkdir(parents=True)
+    for r in history:
+        analyzers = {analyzer_from_dict(json.loads(k)): m for k, m in r.metrics.items()}
+        rows = [
+            {f: v for f, v in row.items() if f != "analyzer_key"}
+            for row in rows_of(r.result_key, analyzers)
+        ]
+        path = tmp_path / "old" / "o" / f"{r.result_key.dataset_date}-{rows[0]['save_id']}.json"
+        path.write_text(json.dumps({"key": r.result_key.to_dict(), "rows": rows}))
+    old_repo = open_repository(tmp_path / "old")
+    new = batch(rng, 440)
+    decisions = [
+        validate_batch_avh(new, store, "o", program=p)[0].to_dict()["statistics"]
+        for store, p in ((repo, AVHProgram.from_dict(doc)), (old_repo, old_program))
+    ]
+    assert decisions[1] == decisions[0]
+    assert len(decisions[0]) == len(program.constraints)
+    assert "missing" not in {d["status"] for d in decisions[0]}
+    assert not any(d["analyzer"].startswith("{") for d in decisions[0])  # texts, for people

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -32,6 +34,7 @@ from autovalidate.metrics import (
     StandardDeviation,
 )
 from autovalidate.repository import ResultKey, open_repository
+from autovalidate.repository.base import rows_of
 
 
 @pytest.fixture()
@@ -164,3 +167,26 @@ def test_a_numeric_column_that_loses_its_numbers_is_missing_statistics(tmp_path)
     # recording it keeps the column numeric (the history tracks its mean): no mean today
     metrics = record_batch(broken, repo, ResultKey("orders", 99))
     assert metrics[Mean("price")].error is not None
+
+
+def test_batch_validation_reads_a_history_saved_before_analyzer_keys(tmp_path):
+    rng = np.random.default_rng(11)
+    root = tmp_path / "history"
+    (root / "orders").mkdir(parents=True)
+    for day in range(5):  # as stores wrote them before keys: each statistic under its text only
+        key = ResultKey("orders", day)
+        rows = [
+            {f: v for f, v in row.items() if f != "analyzer_key"}
+            for row in rows_of(key, batch_statistics(batch(rng)))
+        ]
+        document = {"key": key.to_dict(), "rows": rows}
+        (root / "orders" / f"{day}-{rows[0]['save_id']}.json").write_text(json.dumps(document))
+    repo = open_repository(root)
+    for day in range(5, 10):
+        record_batch(batch(rng), repo, ResultKey("orders", day))
+    result = validate_batch(
+        batch(rng), repo, "orders", strategy=ExponentialSmoothingStrategy(0.999999)
+    )
+    assert result.accepted, [s.to_dict() for s in result.rejecting]
+    assert len(result.statistics) == 8 and all(s.history == 10 for s in result.statistics)
+    assert {s.analyzer for s in result.statistics} == {str(a) for a in batch_statistics(batch(rng))}

@@ -10,6 +10,7 @@ import pytest
 from autovalidate.analysis import AnalysisRunner
 from autovalidate.errors import ParameterError, RepositoryError
 from autovalidate.metrics import Completeness, Histogram, Mean, PatternConformance, Size
+from autovalidate.metrics.codec import analyzer_key
 from autovalidate.repository import (
     DuckDBMetricsRepository,
     FileSystemMetricsRepository,
@@ -66,7 +67,8 @@ def test_saving_a_key_again_replaces_it(repository):
     repository.save(key, {Mean("a"): metrics_of([5.0, 7.0]).metric(Mean("a"))})
     results = repository.load().for_dataset("orders").get()
     assert len(results) == 1
-    assert set(results[0].metrics) == {str(Mean("a"))}
+    assert set(results[0].metrics) == {analyzer_key(Mean("a"))}
+    assert results[0].description(analyzer_key(Mean("a"))) == str(Mean("a"))
     assert results[0].value(Mean("a")) == 6.0
 
 
@@ -75,7 +77,7 @@ def test_failed_metrics_are_not_stored_and_an_empty_save_is_refused(repository):
     context = AnalysisRunner.on_data(frame).add_analyzers([Mean("a"), Size()]).run()
     key = ResultKey.at("orders", "2024-01-01")
     repository.save(key, context)
-    assert set(repository.load_by_key(key).metrics) == {str(Size())}
+    assert set(repository.load_by_key(key).metrics) == {analyzer_key(Size())}
     with pytest.raises(ParameterError, match="nothing to save"):
         repository.save(key, {Mean("a"): context.metric(Mean("a"))})
 
@@ -102,7 +104,7 @@ def test_queries_filter_by_dataset_tags_dates_and_analyzers(repository):
     )
     assert [r.result_key.date.day for r in window] == [2, 3, 4]  # both ends included
     only = repository.load().for_dataset("orders").for_analyzers([Size()]).get()
-    assert all(set(r.metrics) == {str(Size())} for r in only)
+    assert all(set(r.metrics) == {analyzer_key(Size())} for r in only)
     assert len(repository.load().get()) == 11  # every dataset
     assert repository.load().with_tag_values({"region": "mars"}).get() == []
 
