@@ -126,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     cfg.work.mkdir(parents=True, exist_ok=True)
     # the code that runs is the code checked out now, whatever is committed later
     commit = reporting.commit(ROOT)
+    machine = reporting.machine()  # before the run: its load is the other work's
     try:
         result = run(cfg)
     except RuntimeError as exc:
@@ -134,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     result["seconds"] = time.perf_counter() - started
     result["finished"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
     result["commit"] = commit
-    result["machine"] = reporting.machine()
+    result["machine"] = machine
     stem = "avbench" + ("-machine" if args.queries == "B-M" else "")
     stem += "-quick" if args.quick else ""
     paths = reporting.write(result, cfg.out, stem)

@@ -32,6 +32,8 @@ def machine() -> dict[str, Any]:
         pass
     return {
         "cores": os.cpu_count(),
+        # the other work on the machine: timings on shared cores follow it
+        "load_average_1min": os.getloadavg()[0],
         "memory_bytes": memory,
         "cpu": cpu,
         "os": platform.platform(),
@@ -109,7 +111,13 @@ def markdown(report: dict[str, Any]) -> str:
         "# AV-bench results",
         "",
         f"Commit `{c['sha']}`{' (with uncommitted changes)' if c['dirty'] else ''}; "
-        f"{m['cores']} cores, {m['memory_bytes'] / 2**30:.0f} GiB; {report['finished']}; "
+        f"{m['cores']} cores, {m['memory_bytes'] / 2**30:.0f} GiB"
+        + (
+            f" (load average {m['load_average_1min']:.1f} at the start)"
+            if "load_average_1min" in m
+            else ""
+        )
+        + f"; {report['finished']}; "
         f"{report['seconds']:.0f} s.",
         f"{report['params']['query_set'].get('name', 'B')}: {report['cases']['all']} columns"
         f"{' (quick: a prefix)' if report['params']['query_set']['quick'] else ''}; "
