@@ -339,6 +339,9 @@ class ConstraintSuggestionRunBuilder:
             train, test = source, None
             if self._test_ratio is not None:
                 train, test = source.split(self._test_ratio, self._seed)
+            # every pass, the verification and the pattern rule read the columns:
+            # read them once (a query per column then costs the same however wide the table)
+            train.hold(self._columns if self._columns is not None else list(train.schema()))
             profiles = profile_columns(
                 train,
                 columns=self._columns,
