@@ -49,6 +49,7 @@ from autovalidate.user_code import check_sql_expression, custom_sql_on
 __all__ = [
     "AGGREGATES_PER_QUERY",
     "HOLD_BYTES",
+    "HOLD_ROWS",
     "ArrowFrequencyTable",
     "DuckDBEngine",
     "from_spark_sql",
@@ -61,6 +62,10 @@ _DATA = "_av_data"
 _FREQ = "_av_freq"
 #: Most bytes of Arrow data one engine holds in memory (:meth:`DuckDBEngine.hold`).
 HOLD_BYTES = 256 * 2**20
+#: Most rows an engine holds: one DuckDB row group. DuckDB reads no more with one
+#: thread, so a sum of doubles over held rows adds them in row order, as the scan
+#: of a CSV file does (more rows, read in parallel, change its last bits from run to run).
+HOLD_ROWS = 122_880
 #: Most aggregations in one query over held columns (:meth:`DuckDBEngine.aggregate`).
 AGGREGATES_PER_QUERY = 128
 #: Buckets of the hash that splits rows into training and test sets.
@@ -563,10 +568,10 @@ class DuckDBEngine(Engine):
         SQL, which may read any) runs on an Arrow table of just those
         columns, and is not counted as a scan; its result is the same. Columns
         already held and names not in the data are skipped. Nothing is held
-        when the columns would take the held data past :data:`HOLD_BYTES`
-        (the read stops there; such a set, or a larger one, is not tried
-        again), and a column whose DuckDB type does not come back the same
-        from Arrow is not held.
+        when the data have more than :data:`HOLD_ROWS` rows or the columns
+        would take the held data past :data:`HOLD_BYTES` (the read stops
+        there; such a set, or a larger one, is not tried again), and a column
+        whose DuckDB type does not come back the same from Arrow is not held.
 
         Raises
         ------
@@ -588,10 +593,11 @@ class DuckDBEngine(Engine):
             with _query(
                 self.relation, _DATA, f"SELECT {projection} FROM {_DATA}"
             ).to_arrow_reader() as reader:
-                batches = []
+                batches, rows = [], 0
                 for batch in reader:
                     room -= batch.nbytes
-                    if room < 0:
+                    rows += batch.num_rows
+                    if room < 0 or rows > HOLD_ROWS:
                         self._too_big.append(frozenset(wanted))
                         return
                     batches.append(batch)

@@ -221,3 +221,8 @@ def test_columns_too_big_or_changed_by_arrow_are_not_held(monkeypatch):
     assert small.stats.log == ["scan: hold 2 columns"]
     assert run_analyzers(small, [Sum("n")]).metric(Sum("n")).value == 499500
     assert small.stats.scans == 2
+    monkeypatch.setattr("autovalidate.engines.duckdb.HOLD_BYTES", 2**20)
+    monkeypatch.setattr("autovalidate.engines.duckdb.HOLD_ROWS", 999)  # a sum of more is not serial
+    tall = DuckDBEngine(data)
+    tall.hold(["n"])
+    assert run_analyzers(tall, [Sum("n")]).stats.scans == 1
