@@ -568,10 +568,11 @@ class DuckDBEngine(Engine):
         SQL, which may read any) runs on an Arrow table of just those
         columns, and is not counted as a scan; its result is the same. Columns
         already held and names not in the data are skipped. Nothing is held
-        when the data have more than :data:`HOLD_ROWS` rows or the columns
-        would take the held data past :data:`HOLD_BYTES` (the read stops
-        there; such a set, or a larger one, is not tried again), and a column
-        whose DuckDB type does not come back the same from Arrow is not held.
+        when the data have more than :data:`HOLD_ROWS` rows (no column is
+        tried again) or the columns would take the held data past
+        :data:`HOLD_BYTES` (such a set, or a larger one, is not tried again);
+        the read stops there. A column whose DuckDB type does not come back
+        the same from Arrow is not held.
 
         Raises
         ------
@@ -597,8 +598,8 @@ class DuckDBEngine(Engine):
                 for batch in reader:
                     room -= batch.nbytes
                     rows += batch.num_rows
-                    if room < 0 or rows > HOLD_ROWS:
-                        self._too_big.append(frozenset(wanted))
+                    if room < 0 or rows > HOLD_ROWS:  # too many rows: no set fits
+                        self._too_big.append(frozenset() if rows > HOLD_ROWS else frozenset(wanted))
                         return
                     batches.append(batch)
                 table = pa.Table.from_batches(batches, reader.schema)

@@ -224,5 +224,7 @@ def test_columns_too_big_or_changed_by_arrow_are_not_held(monkeypatch):
     monkeypatch.setattr("autovalidate.engines.duckdb.HOLD_BYTES", 2**20)
     monkeypatch.setattr("autovalidate.engines.duckdb.HOLD_ROWS", 999)  # a sum of more is not serial
     tall = DuckDBEngine(data)
-    tall.hold(["n"])
+    tall.hold(["n", "h"])
+    tall.hold(["n"])  # too many rows: not read again
     assert run_analyzers(tall, [Sum("n")]).stats.scans == 1
+    assert tall.stats.scans == 2
