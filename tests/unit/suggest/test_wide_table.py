@@ -7,7 +7,7 @@ import random
 
 from autovalidate.suggest import ConstraintSuggestionRunner
 
-COLUMNS = 30
+COLUMNS = 18
 ROWS = 20
 
 
