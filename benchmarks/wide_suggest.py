@@ -1,17 +1,21 @@
-"""Benchmark: whole-table ``autovalidate suggest`` on wide tables (100 rows, many columns).
+"""Benchmark: whole-table ``autovalidate suggest`` and ``validate`` on wide tables.
 
 Usage::
 
     python3 benchmarks/wide_suggest.py [--columns 100,200,400,1000,5000] [--rows 100]
-                                       [--timeout 240]
+                                       [--timeout 240] [--no-validate]
 
 For each width, writes (once, seeded) a CSV of ``--rows`` rows under
 ``benchmarks/work/wide/`` whose columns cycle through four kinds (integers,
 decimals, three colours, ``ID-`` codes), and runs
-``python -m autovalidate suggest FILE --json`` on it in a subprocess with the
-packaged default index, stopping it after ``--timeout`` seconds. Records wall
-and CPU seconds (``wait4``), seconds per column, and the 1-minute load average
-before each run. Linear work has a flat time per column.
+``python -m autovalidate suggest FILE --json --out SUITE`` on it in a
+subprocess with the packaged default index, stopping it after ``--timeout``
+seconds. When suggest finished, it then runs ``python -m autovalidate validate
+FILE -c ONE --json``, ``ONE`` holding one constraint per column: the last one
+suggested for it (a uniqueness bound for the numbers, a pattern for the
+colours and codes). Records wall and CPU seconds (``wait4``), milliseconds per
+column, and the 1-minute load average before each run. Linear work has a flat
+time per column.
 
 Writes ``wide_suggest.json`` and ``wide_suggest.md`` to ``benchmarks/results/``.
 """
@@ -70,10 +74,20 @@ def wide_csv(columns: int, rows: int) -> Path:
     return path
 
 
-def run(path: Path, timeout: float) -> dict:
-    """One ``autovalidate suggest --json`` subprocess: wall, CPU, peak memory, or a timeout."""
+def one_per_column(suite: Path) -> Path:
+    """A copy of a suggested suite keeping the last constraint of each column's check."""
+    spec = json.loads(suite.read_text())
+    for check in spec["checks"]:
+        check["constraints"] = check["constraints"][-1:]
+    path = suite.with_name(suite.stem + "-one.json")
+    path.write_text(json.dumps(spec))
+    return path
+
+
+def run(arguments: Sequence[str], timeout: float) -> dict:
+    """One ``python -m autovalidate ARGUMENTS`` subprocess: wall, CPU and exit code, or timeout."""
     load = round(os.getloadavg()[0], 2)
-    command = [sys.executable, "-m", "autovalidate", "suggest", str(path), "--json"]
+    command = [sys.executable, "-m", "autovalidate", *arguments]
     start = time.perf_counter()
     process = subprocess.Popen(
         command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
@@ -95,6 +109,32 @@ def run(path: Path, timeout: float) -> dict:
     return result
 
 
+def _table(runs: list[dict], passed: tuple[int, ...]) -> list[str]:
+    """Table rows of runs; an exit code in ``passed`` is an outcome ``done``."""
+    lines = [
+        "| columns | outcome | wall (s) | CPU (s) | wall per column (ms) | load before "
+        "| CPU per column (ms) |",
+        "|---:|---|---:|---:|---:|---:|---:|",
+    ]
+    for r in runs:
+        per = 1000 * r["seconds"] / r["columns"]
+        cpu = 1000 * r.get("cpu_seconds", float("nan")) / r["columns"]
+        outcome = (
+            "timeout"
+            if not r["finished"]
+            else "done"
+            if r["exit_code"] in passed
+            else f"error (exit {r['exit_code']})"
+        )
+        lines.append(
+            f"| {r['columns']:,} | {outcome} | {r['seconds']:.1f} | "
+            f"{r.get('cpu_seconds', float('nan')):.1f} | "
+            f"{per:.0f}{'' if r['finished'] else ' (at least)'} | {r['load_before']} | "
+            f"{cpu:.0f}{'' if r['finished'] else ' (at least)'} |"
+        )
+    return lines
+
+
 def markdown(report: dict) -> str:
     """The report as Markdown."""
     p = report["params"]
@@ -106,23 +146,19 @@ def markdown(report: dict) -> str:
         f"{report['machine']['cores']} cores shared with other work (load average before each "
         f"run in the table). Timeout {p['timeout']} s. Command: `{p['command']}`.",
         "",
-        "| columns | outcome | wall (s) | CPU (s) | wall per column (ms) | load before |",
-        "|---:|---|---:|---:|---:|---:|",
+        *_table(report["runs"], (0,)),
     ]
-    for r in report["runs"]:
-        per = 1000 * r["seconds"] / r["columns"]
-        outcome = (
-            "done"
-            if r["exit_code"] == 0
-            else "timeout"
-            if not r["finished"]
-            else f"error (exit {r['exit_code']})"
-        )
-        lines.append(
-            f"| {r['columns']:,} | {outcome} | {r['seconds']:.1f} | "
-            f"{r.get('cpu_seconds', float('nan')):.1f} | "
-            f"{per:.0f}{'' if r['finished'] else ' (at least)'} | {r['load_before']} |"
-        )
+    if report.get("validate_runs"):
+        lines += [
+            "",
+            "## Whole-table `autovalidate validate`, one constraint per column",
+            "",
+            "The suite suggested above, with the last constraint of each column: a uniqueness "
+            "bound for the integers and decimals, a pattern for the colours and codes "
+            "(exit 1, a failed check, would count as done too).",
+            "",
+            *_table(report["validate_runs"], (0, 1)),
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -134,12 +170,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=240.0)
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--label", default="", help="suffix of the result files")
+    parser.add_argument("--no-validate", action="store_true", help="suggest only, no validate runs")
     args = parser.parse_args(argv)
-    runs = []
+    runs, validate_runs = [], []
     for n in (int(c) for c in args.columns.split(",")):
-        result = {"columns": n, **run(wide_csv(n, args.rows), args.timeout)}
-        print(result, flush=True)
+        path = wide_csv(n, args.rows)
+        suite = path.with_name(path.stem + "-suite.json")
+        suite.unlink(missing_ok=True)
+        arguments = ["suggest", str(path), "--json", "--out", str(suite)]
+        result = {"columns": n, **run(arguments, args.timeout)}
+        print("suggest", result, flush=True)
         runs.append(result)
+        if args.no_validate or result["exit_code"] != 0:
+            continue
+        arguments = ["validate", str(path), "-c", str(one_per_column(suite)), "--json"]
+        result = {"columns": n, **run(arguments, args.timeout)}
+        print("validate", result, flush=True)
+        validate_runs.append(result)
     report = {
         "params": {
             "rows": args.rows,
@@ -149,6 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "commit": _commit(),
         "machine": _machine(),
         "runs": runs,
+        "validate_runs": validate_runs,
     }
     args.out.mkdir(parents=True, exist_ok=True)
     name = "wide_suggest" + (f"-{args.label}" if args.label else "")

@@ -124,10 +124,19 @@ class Engine(ABC):
 
     def _require(self, columns: Iterable[str]) -> None:
         """Raise :class:`ColumnNotFoundError` for the first of ``columns`` not in the data."""
-        names = list(self.schema())
+        schema = self.schema()
         for name in columns:
-            if name not in names:
-                raise ColumnNotFoundError(name, names)
+            if name not in schema:
+                raise ColumnNotFoundError(name, list(schema))
+
+    def hold(self, columns: Iterable[str]) -> None:
+        """A hint: many queries will read ``columns`` (one per column, say); read them once.
+
+        An engine may keep the columns in memory and run later queries that
+        read only those columns there; the results are the same either way.
+        This base engine ignores the hint.
+        """
+        del columns  # a hint this engine has no use for
 
     @abstractmethod
     def schema(self) -> Schema:

@@ -5,13 +5,19 @@ relation. All aggregations of one analysis run go into one ``SELECT`` over the
 data; a grouping is one ``GROUP BY`` query, aggregated in an enclosing query or,
 when several queries need it, fetched once as Arrow and queried from there.
 Frequency states stored as Arrow are queried the same way.
+
+An engine told to :meth:`~DuckDBEngine.hold` columns reads them once into
+Arrow; a query that reads only held columns then runs on an Arrow table of
+just those, so that its cost does not grow with the width of the data (DuckDB
+binds every column of the relation a query reads, and a CSV scan parses every
+column of every row).
 """
 
 from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 import duckdb
@@ -28,6 +34,7 @@ from autovalidate.metrics.expressions import (
     Expr,
     Sql,
     col,
+    columns_read,
     literal_params,
     project_aggregate_inputs,
     quantile_grid_probabilities,
@@ -40,6 +47,9 @@ from autovalidate.metrics.expressions import (
 from autovalidate.user_code import check_sql_expression, custom_sql_on
 
 __all__ = [
+    "AGGREGATES_PER_QUERY",
+    "HOLD_BYTES",
+    "HOLD_ROWS",
     "ArrowFrequencyTable",
     "DuckDBEngine",
     "from_spark_sql",
@@ -50,6 +60,14 @@ __all__ = [
 
 _DATA = "_av_data"
 _FREQ = "_av_freq"
+#: Most bytes of Arrow data one engine holds in memory (:meth:`DuckDBEngine.hold`).
+HOLD_BYTES = 256 * 2**20
+#: Most rows an engine holds: one DuckDB row group. DuckDB reads no more with one
+#: thread, so a sum of doubles over held rows adds them in row order, as the scan
+#: of a CSV file does (more rows, read in parallel, change its last bits from run to run).
+HOLD_ROWS = 122_880
+#: Most aggregations in one query over held columns (:meth:`DuckDBEngine.aggregate`).
+AGGREGATES_PER_QUERY = 128
 #: Buckets of the hash that splits rows into training and test sets.
 _SPLIT_BUCKETS = 1_000_000
 
@@ -417,27 +435,38 @@ class ArrowFrequencyTable:
 
 
 class _GroupedQueryTable:
-    """A grouping left as a subquery: every query on it scans the data."""
+    """A grouping left as a subquery: every query on it reads the data (``columns`` of it)."""
 
-    def __init__(self, engine: DuckDBEngine, grouped_sql: str, description: str) -> None:
+    def __init__(
+        self,
+        engine: DuckDBEngine,
+        grouped_sql: str,
+        description: str,
+        columns: Collection[str] | None,
+    ) -> None:
         self._engine = engine
         self._source = f"({grouped_sql}) AS {_FREQ}"
         self._grouped_sql = grouped_sql
         self._description = description
+        self._columns = columns
 
     def aggregate(
         self, exprs: Sequence[Expr], derived: Mapping[str, Expr] | None = None
     ) -> list[Any]:
         sql = _select_aggregates(exprs, self._source, derived)
-        rows = self._engine.query(sql, f"group {self._description}, aggregate {len(exprs)}")
+        rows = self._engine.query(
+            sql, f"group {self._description}, aggregate {len(exprs)}", self._columns
+        )
         return _decoded(exprs, rows[0])
 
     def top(self, order_by: Sequence[tuple[Expr, bool]], limit: int) -> list[tuple[Any, ...]]:
         sql = f"SELECT * FROM {self._source} ORDER BY {_order_by(order_by)} LIMIT {int(limit)}"
-        return self._engine.query(sql, f"group {self._description}, top {limit}")
+        return self._engine.query(sql, f"group {self._description}, top {limit}", self._columns)
 
     def to_arrow(self) -> pa.Table:
-        return self._engine.fetch_arrow(self._grouped_sql, f"group {self._description}")
+        return self._engine.fetch_arrow(
+            self._grouped_sql, f"group {self._description}", self._columns
+        )
 
 
 def _allow_paths(con: duckdb.DuckDBPyConnection, data: Any) -> None:
@@ -492,6 +521,9 @@ class DuckDBEngine(Engine):
         self, data: Any, con: duckdb.DuckDBPyConnection | None = None, *, sandbox: bool = False
     ) -> None:
         super().__init__()
+        self._held: dict[str, pa.ChunkedArray] = {}
+        self._not_held: set[str] = set()  # their type does not come back the same from Arrow
+        self._too_big: list[frozenset[str]] = []  # column sets that did not fit in HOLD_BYTES
         self._own_con = con is None
         sandboxed = sandbox and con is None and not isinstance(data, duckdb.DuckDBPyRelation)
         if con is not None:
@@ -511,23 +543,101 @@ class DuckDBEngine(Engine):
                 self._con.close()
             raise
         self.untyped = is_csv_path(data)
+        # Bound once: DuckDB binds a relation again (every column of it) whenever the
+        # catalog changed since, as each Arrow table a query reads registers one.
+        self._types = [
+            (n, str(t)) for n, t in zip(self.relation.columns, self.relation.types, strict=True)
+        ]
+        self._schema = {n: _kind(t) for n, t in self._types}
 
     def _view(self, sql: str, *, same_rows: bool) -> DuckDBEngine:
         """An engine over ``sql`` (a query of ``_av_data``) on this engine's connection."""
-        view = DuckDBEngine(_query(self.relation, _DATA, sql), self._con)
-        return self._view_of(view, same_rows=same_rows)
+        held = self._holds(None)
+        relation, _ = self._reading(None)
+        view = self._view_of(
+            DuckDBEngine(_query(relation, _DATA, sql), self._con), same_rows=same_rows
+        )
+        if held:  # a view of held columns is held too: its queries read just their columns
+            view.hold(view.schema())
+        return view
+
+    def hold(self, columns: Iterable[str]) -> None:
+        """Read ``columns`` once into memory as Arrow (one scan), for queries that read only them.
+
+        A later query whose expressions read held columns only (no user
+        SQL, which may read any) runs on an Arrow table of just those
+        columns, and is not counted as a scan; its result is the same. Columns
+        already held and names not in the data are skipped. Nothing is held
+        when the data have more than :data:`HOLD_ROWS` rows (no column is
+        tried again) or the columns would take the held data past
+        :data:`HOLD_BYTES` (such a set, or a larger one, is not tried again);
+        the read stops there. A column whose DuckDB type does not come back
+        the same from Arrow is not held.
+
+        Raises
+        ------
+        DataSourceError, EngineError
+            As any scan of the data (see :func:`engine_error`).
+        """
+        types = dict(self.column_types())
+        wanted = [
+            c
+            for c in dict.fromkeys(columns)
+            if c in types and c not in self._held and c not in self._not_held
+        ]
+        if not wanted or any(failed <= set(wanted) for failed in self._too_big):
+            return
+        room = HOLD_BYTES - sum(a.nbytes for a in self._held.values())
+        projection = ", ".join(quote_identifier(c) for c in wanted)
+        self.stats.record(f"hold {len(wanted)} columns", scan=True)
+        try:
+            with _query(
+                self.relation, _DATA, f"SELECT {projection} FROM {_DATA}"
+            ).to_arrow_reader() as reader:
+                batches, rows = [], 0
+                for batch in reader:
+                    room -= batch.nbytes
+                    rows += batch.num_rows
+                    if room < 0 or rows > HOLD_ROWS:  # too many rows: no set fits
+                        self._too_big.append(frozenset() if rows > HOLD_ROWS else frozenset(wanted))
+                        return
+                    batches.append(batch)
+                table = pa.Table.from_batches(batches, reader.schema)
+            back = self._con.from_arrow(table.slice(0, 0)).types
+        except duckdb.Error as exc:
+            raise engine_error(exc) from exc
+        for i, (name, back_type) in enumerate(zip(wanted, back, strict=True)):
+            if str(back_type) == types[name]:
+                self._held[name] = table.column(i)
+            else:
+                self._not_held.add(name)
+
+    def _holds(self, columns: Collection[str] | None) -> bool:
+        """Whether ``columns`` (``None``: all) are held (:meth:`hold`)."""
+        names = self._schema if columns is None else columns
+        return bool(self._held) and all(n in self._held for n in names)
+
+    def _reading(self, columns: Collection[str] | None) -> tuple[duckdb.DuckDBPyRelation, bool]:
+        """The relation a query reading ``columns`` runs on (``None``: any), and whether it scans.
+
+        An Arrow table of the held columns (:meth:`hold`) it reads, when all
+        are held (one held column for a query that reads none, which still
+        counts the rows); else the data.
+        """
+        if not self._holds(columns):
+            return self.relation, True
+        names = [n for n, _ in self._types] if columns is None else sorted(columns)
+        names = names or [next(iter(self._held))]
+        table = pa.table([self._held[n] for n in names], names=names)
+        return self._con.from_arrow(table), False
 
     def schema(self) -> Schema:
-        """Column kinds from the relation's types."""
-        return {
-            n: _kind(str(t))
-            for n, t in zip(self.relation.columns, self.relation.types, strict=True)
-        }
+        """Column kinds from the relation's types (bound when the engine was made)."""
+        return dict(self._schema)
 
     def column_types(self) -> list[tuple[str, str]]:
-        """The relation's column names and DuckDB type names."""
-        relation = self.relation
-        return [(n, str(t)) for n, t in zip(relation.columns, relation.types, strict=True)]
+        """The relation's column names and DuckDB type names (bound when the engine was made)."""
+        return list(self._types)
 
     def custom_query(self, text: str) -> list[tuple[Any, ...]]:
         """The query translated to DuckDB SQL over the data (see :meth:`Engine.custom_query`)."""
@@ -579,36 +689,62 @@ class DuckDBEngine(Engine):
             raise engine_error(exc) from exc
         return int(rows), int(count), examples
 
-    def query(self, sql: str, description: str) -> list[tuple[Any, ...]]:
-        """Run SQL over the data (named ``_av_data``) and count it as a scan."""
-        self.stats.record(description, scan=True)
-        return _run(self.relation, _DATA, sql)
+    def query(
+        self, sql: str, description: str, columns: Collection[str] | None = None
+    ) -> list[tuple[Any, ...]]:
+        """Run SQL over the data (named ``_av_data``), reading ``columns`` of it (``None``: any).
 
-    def fetch_arrow(self, sql: str, description: str) -> pa.Table:
-        """Run SQL over the data and fetch the result as Arrow (one scan)."""
-        self.stats.record(description, scan=True)
+        Counted as a scan unless it runs on held columns (:meth:`hold`).
+        """
+        relation, scan = self._reading(columns)
+        self.stats.record(description, scan=scan)
+        return _run(relation, _DATA, sql)
+
+    def fetch_arrow(
+        self, sql: str, description: str, columns: Collection[str] | None = None
+    ) -> pa.Table:
+        """Run SQL over the data, reading ``columns`` of it, and fetch the result as Arrow.
+
+        One scan, unless it runs on held columns (:meth:`hold`).
+        """
+        relation, scan = self._reading(columns)
+        self.stats.record(description, scan=scan)
         try:
-            return _query(self.relation, _DATA, sql).to_arrow_table()
+            return _query(relation, _DATA, sql).to_arrow_table()
         except duckdb.Error as exc:
             raise engine_error(exc) from exc
 
     def aggregate(self, exprs: Sequence[Expr]) -> list[Any]:
-        """Run all aggregations in one ``SELECT`` over the data (inputs projected once)."""
-        inputs, aggregates = project_aggregate_inputs(exprs)
-        rows = self.query(_select_aggregates(aggregates, _DATA, inputs), f"aggregate {len(exprs)}")
-        return _decoded(exprs, rows[0])
+        """Run all aggregations in one ``SELECT`` over the data (inputs projected once).
+
+        On held columns (:meth:`hold`), in one ``SELECT`` per
+        :data:`AGGREGATES_PER_QUERY` aggregations: DuckDB's time to plan a
+        query grows with the square of its expressions (binding and common
+        subexpression elimination), and a query of held columns reads no data.
+        """
+        size = len(exprs)
+        if size > AGGREGATES_PER_QUERY and self._holds(columns_read(exprs)):
+            size = AGGREGATES_PER_QUERY
+        values: list[Any] = []
+        for start in range(0, len(exprs), size):
+            chunk = exprs[start : start + size]
+            inputs, aggregates = project_aggregate_inputs(chunk)
+            sql = _select_aggregates(aggregates, _DATA, inputs)
+            rows = self.query(sql, f"aggregate {len(chunk)}", columns_read(chunk))
+            values += _decoded(chunk, rows[0])
+        return values
 
     def sample(self, condition: Expr, columns: Sequence[Expr], limit: int) -> list[tuple[Any, ...]]:
         """``SELECT columns FROM data WHERE condition LIMIT limit``."""
         projection = ", ".join(render(c) for c in columns)
         sql = f"SELECT {projection} FROM {_DATA} WHERE {render(condition)} LIMIT {int(limit)}"
-        return self.query(sql, f"sample {int(limit)}")
+        return self.query(sql, f"sample {int(limit)}", columns_read([condition, *columns]))
 
     def text_values(self, column: str) -> list[str | None]:
         """``SELECT CAST(column AS VARCHAR) FROM data``, in row order."""
         self._require([column])
-        rows = self.query(f"SELECT {render(to_text(col(column)))} FROM {_DATA}", "text values")
-        return [r[0] for r in rows]
+        sql = f"SELECT {render(to_text(col(column)))} FROM {_DATA}"
+        return [r[0] for r in self.query(sql, "text values", {column})]
 
     def numeric_view(self, columns: Iterable[str]) -> DuckDBEngine:
         """``SELECT TRY_CAST(c AS DOUBLE) AS c, ... FROM data`` for ``columns``, the rest as is."""
@@ -618,7 +754,7 @@ class DuckDBEngine(Engine):
             f"{render(to_double(col(n)))} AS {quote_identifier(n)}"
             if n in wanted
             else quote_identifier(n)
-            for n in self.relation.columns
+            for n, _ in self._types
         ]
         # A SQL query, not ``relation.project``: DuckDB 2.0 pushes a projected TRY_CAST into
         # a CSV scan as a strict cast, which fails on the first value that is not a number.
@@ -629,7 +765,7 @@ class DuckDBEngine(Engine):
         self._require(names.values())
         projection = ", ".join(
             f"{quote_identifier(c)} AS {quote_identifier(n)}"
-            for c, n in renaming(self.relation.columns, names)
+            for c, n in renaming([name for name, _ in self._types], names)
         )
         return self._view(f"SELECT {projection} FROM {_DATA}", same_rows=True)
 
@@ -697,12 +833,15 @@ class DuckDBEngine(Engine):
             f"FROM {_DATA}{where} GROUP BY {positions}"
         )
         description = ",".join(grouping.key_names)
+        columns = grouping.columns
         if materialize:
-            return ArrowFrequencyTable(self.fetch_arrow(sql, f"group {description}"), self.stats)
-        return _GroupedQueryTable(self, sql, description)
+            fetched = self.fetch_arrow(sql, f"group {description}", columns)
+            return ArrowFrequencyTable(fetched, self.stats)
+        return _GroupedQueryTable(self, sql, description, columns)
 
     def close(self) -> None:
-        """Close the connection if the engine opened it (its views use it too)."""
+        """Drop the held columns; close the connection if the engine opened it (views use it)."""
         super().close()
+        self._held.clear()
         if self._own_con:
             self._con.close()

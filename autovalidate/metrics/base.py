@@ -31,7 +31,7 @@ from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from autovalidate.errors import ColumnNotFoundError, DataError, EmptyColumnError
-from autovalidate.metrics.expressions import Expr, Sql, to_sql
+from autovalidate.metrics.expressions import Expr, Sql, columns_read, to_sql
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -507,6 +507,12 @@ class Grouping:
     def key_names(self) -> tuple[str, ...]:
         """Names of the key columns."""
         return tuple(name for name, _ in self.keys)
+
+    @property
+    def columns(self) -> set[str] | None:
+        """The data columns the keys and ``where`` read; ``None`` when user SQL may read any."""
+        read = [e for _, e in self.keys]
+        return columns_read(read if self.where is None else [*read, self.where])
 
 
 class FrequencyTable(Protocol):

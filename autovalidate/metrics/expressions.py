@@ -48,6 +48,7 @@ __all__ = [
     "anchored_regex",
     "coalesce",
     "col",
+    "columns_read",
     "count_non_null",
     "count_star",
     "count_where",
@@ -686,6 +687,28 @@ def sql_texts(expr: Expr) -> Iterator[str]:
     elif isinstance(expr, Call):
         for a in expr.args:
             yield from sql_texts(a)
+
+
+def columns_read(exprs: Iterable[Expr]) -> set[str] | None:
+    """The names of the columns (:class:`Col`) the expressions read.
+
+    Returns
+    -------
+    set of str or None
+        ``None`` when an expression holds user SQL (:class:`Sql`), which may
+        read any column.
+    """
+    names: set[str] = set()
+    pending = list(exprs)
+    while pending:
+        expr = pending.pop()
+        if isinstance(expr, Sql):
+            return None
+        if isinstance(expr, Col):
+            names.add(expr.name)
+        elif isinstance(expr, Call):
+            pending.extend(expr.args)
+    return names
 
 
 def literal_params(args: Sequence[Expr]) -> list[Any]:

@@ -1,7 +1,10 @@
 """Constraint suggestion for whole tables (Deequ's ``ConstraintSuggestionRunner``).
 
-The runner profiles the columns (:func:`~autovalidate.profiles.profile_columns`:
-three passes with shared scans), applies every rule to every column profile,
+The runner asks the engine to read the columns once
+(:meth:`~autovalidate.engines.Engine.hold`: DuckDB keeps them in memory when
+they fit, so a query of one column costs the same in a table of 5,000), profiles
+them (:func:`~autovalidate.profiles.profile_columns`: three passes with shared
+scans), applies every rule to every column profile,
 verifies every suggested constraint exactly on the data it came from (a
 failing one is weakened to a bound that data meets, or dropped:
 :func:`holding_suggestions`), and, when asked, evaluates the suggestions on a
@@ -339,6 +342,9 @@ class ConstraintSuggestionRunBuilder:
             train, test = source, None
             if self._test_ratio is not None:
                 train, test = source.split(self._test_ratio, self._seed)
+            # every pass, the verification and the pattern rule read the columns:
+            # read them once (a query per column then costs the same however wide the table)
+            train.hold(self._columns if self._columns is not None else list(train.schema()))
             profiles = profile_columns(
                 train,
                 columns=self._columns,

@@ -30,13 +30,16 @@ def _check_report(report: dict, out: Path, engines: list[str]) -> None:
             ("scan-only analyzers", "parquet", engine),
             ("whole suite", "csv", engine),
         }
-        for (suite, _, _), sharing in runs.items():
+        for (suite, _, on), sharing in runs.items():
             assert sharing["same_metrics"] is True
             assert (
                 sharing["shared"]["failed_metrics"] == sharing["separate"]["failed_metrics"] == []
             )
             assert sharing["separate"]["scans"] == report["params"][sizes[suite]]
-            assert sharing["shared"]["scans"] == (1 if suite == "scan-only analyzers" else 5)
+            # the whole suite: one aggregation and four groupings, whose columns
+            # DuckDB reads once (holds) to group them in memory
+            whole = 1 + 1 if on == "duckdb" else 1 + 4
+            assert sharing["shared"]["scans"] == (1 if suite == "scan-only analyzers" else whole)
         for steps in report["incremental"].values():
             assert [s["delta"] for s in steps[engine]] == [1, 2]
             assert all(s["same_metrics"] for s in steps[engine])

@@ -156,7 +156,10 @@ def test_beers_suite_finds_the_real_errors(beer_results, beers):
 def test_beers_suite_shares_scans_on_both_engines(beer_results):
     duck, spark = beer_results
     groupings = 6  # id; brewery_id+beer_name; style; state; city+state; the text of state
-    assert duck.metrics.stats.scans == spark.metrics.stats.scans == 1 + groupings
+    assert spark.metrics.stats.scans == 1 + groupings
+    # DuckDB reads the columns of the groupings once (holds them) and groups them there
+    assert duck.metrics.stats.scans == 1 + 1
+    assert sum(line.startswith("query: group ") for line in duck.metrics.stats.log) == groupings
 
 
 @pytest.fixture(scope="module")

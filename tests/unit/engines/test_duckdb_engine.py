@@ -7,10 +7,22 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
+from autovalidate.analysis.runner import run_analyzers
 from autovalidate.engines import engine_for
-from autovalidate.engines.duckdb import DuckDBEngine, render
+from autovalidate.engines.duckdb import AGGREGATES_PER_QUERY, DuckDBEngine, render
 from autovalidate.errors import DataSourceError, EngineError
-from autovalidate.metrics import ApproxCountDistinct, Completeness, Compliance, Size, Uniqueness
+from autovalidate.metrics import (
+    ApproxCountDistinct,
+    Completeness,
+    Compliance,
+    Entropy,
+    Histogram,
+    Mean,
+    Size,
+    StandardDeviation,
+    Sum,
+    Uniqueness,
+)
 from autovalidate.metrics import expressions as E
 from autovalidate.metrics.base import ColumnKind
 from tests.deequ_support import arrow, run, value
@@ -128,3 +140,91 @@ def test_code_bitmaps_of_many_columns_in_one_query():
     values = engine.aggregate(exprs)
     assert [sorted(v) for v in values[:4]] == [[0, 3, 9], [1, 3, 9], [2, 3, 9], [3, 9]]
     assert engine.stats.scans == 1
+
+
+HELD = {
+    "i": [3, 1, None, 3, 7, 3],
+    "f": [0.5, -1.25, 2.0, None, 0.5, 1e300],
+    "s": ["a", "b b", None, "a", "", "é"],
+    "b": [True, False, None, True, True, False],
+}
+HELD_ANALYZERS = [
+    Size(),
+    Completeness("s"),
+    Mean("f"),
+    StandardDeviation("f"),
+    ApproxCountDistinct("i"),
+    Uniqueness("i"),
+    Entropy("s"),
+    Histogram("b"),
+    Compliance("positive", "i > 2"),  # user SQL: may read any column
+    Uniqueness(["i", "s"]),
+]
+
+
+def _metrics(engine):
+    context = run_analyzers(engine, HELD_ANALYZERS)
+    return {str(a): (m.value, m.error is None) for a, m in context.metrics.items()}
+
+
+def test_held_columns_give_the_same_metrics_in_fewer_scans(monkeypatch):
+    data = arrow(HELD)
+    held = DuckDBEngine(data)
+    held.hold(["i", "f", "s", "b", "no such column"])
+    assert held.stats.log == ["scan: hold 4 columns"]
+    metrics = _metrics(held)
+    held.hold(["s", "i"])  # held already: no read
+    # every query read the held columns, the user SQL too (all columns are held)
+    assert held.stats.scans == 1
+    monkeypatch.setattr("autovalidate.engines.duckdb.HOLD_BYTES", 0)
+    scanned = DuckDBEngine(data)
+    assert _metrics(scanned) == metrics
+    # the aggregation, the hold that did not fit, four groupings
+    assert scanned.stats.scans == 6
+    assert held.text_values("s") == scanned.text_values("s") == HELD["s"]
+
+
+def test_a_query_of_columns_not_all_held_reads_the_data():
+    engine = DuckDBEngine(arrow(HELD))
+    engine.hold(["i"])
+    context = run_analyzers(engine, [Size(), Mean("i")])  # Size reads no column: rows held
+    assert (context.metric(Size()).value, context.metric(Mean("i")).value) == (6, 17 / 5)
+    assert engine.stats.scans == 1
+    assert run_analyzers(engine, [Compliance("positive", "i > 2")]).stats.scans == 1
+    assert engine.text_values("s")[:2] == ["a", "b b"] and engine.stats.scans == 3
+
+
+def test_held_aggregations_run_in_queries_of_a_bounded_size():
+    exprs = [E.count_non_null(E.col(f"c{i}")) for i in range(AGGREGATES_PER_QUERY + 10)]
+    data = arrow({f"c{i}": [i, None if i % 2 else i] for i in range(len(exprs))})
+    scanned, held = DuckDBEngine(data), DuckDBEngine(data)
+    held.hold(data.column_names)
+    assert (
+        held.aggregate(exprs)
+        == scanned.aggregate(exprs)
+        == [1 + (i % 2 == 0) for i in range(len(exprs))]
+    )
+    assert held.stats.log[1:] == [f"query: aggregate {AGGREGATES_PER_QUERY}", "query: aggregate 10"]
+    assert scanned.stats.log == [f"scan: aggregate {len(exprs)}"]
+
+
+def test_columns_too_big_or_changed_by_arrow_are_not_held(monkeypatch):
+    data = duckdb.connect().sql("SELECT range AS n, CAST(range AS HUGEINT) AS h FROM range(1000)")
+    engine = DuckDBEngine(data)
+    engine.hold(["n", "h"])  # Arrow has no HUGEINT: h would come back a DECIMAL
+    assert run_analyzers(engine, [Sum("n")]).stats.scans == 0
+    assert run_analyzers(engine, [Sum("h")]).stats.scans == 1
+    monkeypatch.setattr("autovalidate.engines.duckdb.HOLD_BYTES", 4000)  # 1000 BIGINTs: 8000
+    small = DuckDBEngine(data)
+    small.hold(["n", "h"])
+    small.hold(["h", "n"])  # did not fit: not read again
+    assert small.stats.log == ["scan: hold 2 columns"]
+    assert run_analyzers(small, [Sum("n")]).metric(Sum("n")).value == 499500
+    assert small.stats.scans == 2
+    monkeypatch.setattr("autovalidate.engines.duckdb.HOLD_BYTES", 2**20)
+    monkeypatch.setattr("autovalidate.engines.duckdb.HOLD_ROWS", 999)  # a sum of more is not serial
+    tall = DuckDBEngine(data)
+    tall.hold(["n", "h"])
+    tall.hold(["n"])  # too many rows: not read again
+    assert run_analyzers(tall, [Sum("n")]).stats.scans == 1
+    assert tall.stats.scans == 2

@@ -51,8 +51,10 @@ def test_profile_passes_share_scans():
     )
     profiles = profile_columns(data)
     # pass 1: one scan; pass 2: one scan (id and price are text holding numbers);
-    # pass 3: one grouping per low-cardinality column (all four here)
-    assert profiles.stats.scans == 1 + 1 + 4
+    # pass 3: one grouping per low-cardinality column (all four here), of the
+    # columns read once (held) for them
+    assert profiles.stats.scans == 1 + 1 + 1
+    assert sum(line.startswith("query: group") for line in profiles.stats.log) == 4
     assert profiles["price"].data_type is DataTypeInstance.FRACTIONAL
     assert profiles["price"].is_data_type_inferred
     assert profiles["price"].completeness == 0.75
