@@ -14,7 +14,7 @@ without collecting the data::
 
     result = av.validate("batch.parquet", "suite.json")
     valid, invalid = result.split()          # DuckDB relations, read lazily
-    invalid.write_parquet("quarantine.parquet")
+    result.write_invalid_rows("quarantine.parquet")  # the invalid part, one scan
     result.raise_for_status()                # ValidationFailedError: an Error-level check failed
 """
 
@@ -306,10 +306,43 @@ class ValidationResult:
         DataSourceError, DataError, EngineError
             If the batch cannot be read, or the engine rejects a predicate.
         """
-        source = self.data if data is None else data
-        engine = source if isinstance(source, Engine) else engine_for(source)
+        engine = self._engine(data)
         broken = self.row_constraints(failed_only=failed_only)
         if engine.untyped:  # CSV text: a range reads numbers, as its metric did
             broken = {name: numbers_compared_as_numbers(e) for name, e in broken.items()}
         # Not closed here: the parts are queries on the engine's connection.
         return engine.split_rows(broken, column, self.rename or None)
+
+    def write_invalid_rows(
+        self,
+        path: str | os.PathLike[str],
+        data: Any = None,
+        *,
+        column: str = BROKEN_CONSTRAINTS,
+        failed_only: bool = False,
+    ) -> None:
+        """Write the rows that break a row-level constraint to Parquet (a quarantine).
+
+        The invalid part of :meth:`split` (its parameters mean the same),
+        written by the batch's engine: DuckDB streams it into one file, Spark
+        writes a directory of part files from the executors (``path`` must not
+        exist there). One scan of the batch. The CLI's ``validate
+        --failed-rows`` is this call.
+
+        Raises
+        ------
+        ParameterError, ColumnNotFoundError
+            As :meth:`split`.
+        DataSourceError
+            If the batch cannot be read or ``path`` cannot be written.
+        DataError, EngineError
+            If the engine rejects a predicate.
+        """
+        engine = self._engine(data)
+        _, invalid = self.split(engine, column=column, failed_only=failed_only)
+        engine.write_rows(invalid, os.fspath(path))
+
+    def _engine(self, data: Any) -> Engine:
+        """The engine of ``data``, by default of the batch validated."""
+        source = self.data if data is None else data
+        return source if isinstance(source, Engine) else engine_for(source)

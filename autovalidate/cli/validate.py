@@ -113,10 +113,7 @@ def validate(
         )
         rows = result.rows()
         if failed_rows is not None:
-            from autovalidate.engines.duckdb import write_parquet
-
-            _, invalid = result.split(engine)
-            replace_atomically(failed_rows, lambda tmp: write_parquet(invalid, str(tmp)))
+            replace_atomically(failed_rows, lambda tmp: result.write_invalid_rows(tmp, engine))
     if html is not None or junit is not None:
         from autovalidate.report import render_html, render_junit, validation_report
 

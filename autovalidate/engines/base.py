@@ -281,6 +281,22 @@ class Engine(ABC):
         """
 
     @abstractmethod
+    def write_rows(self, rows: Any, path: str) -> None:
+        """Write rows of this engine (a part :meth:`split_rows` returned) to Parquet at ``path``.
+
+        DuckDB writes one file (its rows streamed out as Arrow batches);
+        Spark writes its own layout, a directory of part files, from the
+        executors. ``path`` must not exist on Spark.
+
+        Raises
+        ------
+        DataSourceError
+            If the data cannot be read, or ``path`` cannot be written.
+        EngineError
+            If the query fails otherwise.
+        """
+
+    @abstractmethod
     def split_rows(
         self,
         broken: Mapping[str, Expr],

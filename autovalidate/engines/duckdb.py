@@ -769,6 +769,10 @@ class DuckDBEngine(Engine):
         )
         return self._view(f"SELECT {projection} FROM {_DATA}", same_rows=True)
 
+    def write_rows(self, rows: duckdb.DuckDBPyRelation, path: str) -> None:
+        """:func:`write_parquet` (see :meth:`Engine.write_rows`)."""
+        write_parquet(rows, path)
+
     def split_rows(
         self,
         broken: Mapping[str, Expr],

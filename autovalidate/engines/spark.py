@@ -475,6 +475,12 @@ class SparkEngine(Engine):
             same_rows=True,
         )
 
+    def write_rows(self, rows: DataFrame, path: str) -> None:
+        """``rows.write.parquet(path)``, refusing an existing path (:meth:`Engine.write_rows`)."""
+        self.stats.record(f"write {path}", scan=True)
+        with _spark_errors():
+            rows.write.mode("error").parquet(path)
+
     def split_rows(
         self,
         broken: Mapping[str, Expr],

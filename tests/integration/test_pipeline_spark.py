@@ -65,6 +65,9 @@ def test_split_on_classic_spark_runs_no_job_and_gives_duckdbs_rows(spark, tmp_pa
         assert tracker.getJobIdsForGroup("av-split") != []  # reading the parts ran jobs
     finally:
         spark.sparkContext.setJobGroup("", "")
+    # the quarantine: Spark writes the invalid part itself, as a directory of part files
+    result.write_invalid_rows(tmp_path / "quarantine")
+    assert _rows(spark.read.parquet(str(tmp_path / "quarantine")))[1] == expected_broken
 
 
 def test_split_on_spark_connect_gives_duckdbs_rows(spark_connect):

@@ -264,3 +264,18 @@ def test_a_suite_is_a_file_a_loaded_suite_checks_or_pattern_constraints(tmp_path
         av.validate(BATCH, [spec, check()])
     with pytest.raises(av.ParameterError, match="got dict"):
         av.validate(BATCH, {"checks": []})
+
+
+def test_write_invalid_rows_quarantines_the_rows_split_finds(tmp_path):
+    import pyarrow.parquet as pq
+
+    built = check().satisfies_pattern_constraint("zip", _zip_constraint()).is_complete("state")
+    result = av.validate(BATCH, built)
+    out = tmp_path / "quarantine.parquet"
+    result.write_invalid_rows(out)
+    written = pq.read_table(out).to_pylist()
+    # zip typos at ids 3 and 5, a missing state at id 5
+    assert [(r["id"], len(r[BROKEN_CONSTRAINTS])) for r in written] == [(3, 1), (5, 2)]
+    assert list(written[0])[:-1] == list(BATCH.columns)
+    with pytest.raises(av.ParameterError, match="'state' is a column of the data"):
+        result.write_invalid_rows(tmp_path / "other.parquet", column="state")
