@@ -65,6 +65,23 @@ def lake_mini() -> Path:
 
 
 @pytest.fixture(scope="session")
+def small_lake(tmp_path_factory, lake_mini) -> Path:
+    """The first 150 columns of lake-mini as a lake of two files (and a file that is not Parquet).
+
+    For the builds whose result is not compared with lake-mini's: a fresh JVM builds
+    it in a fraction of lake-mini's time.
+    """
+    import pyarrow.parquet as pq
+
+    out = tmp_path_factory.mktemp("lake")
+    table = pq.read_table(next(lake_mini.glob("*.parquet")))
+    pq.write_table(table.slice(0, 80), out / "a-000.parquet")
+    pq.write_table(table.slice(80, 70), out / "b-000.parquet")
+    (out / "_SOURCES.md").write_text("not parquet: skipped by the job\n")
+    return out
+
+
+@pytest.fixture(scope="session")
 def mini_index(spark, lake_mini, tmp_path_factory) -> Path:
     """The lake-mini index, built once per run through the CLI (``autovalidate index build``)."""
     from typer.testing import CliRunner

@@ -6,22 +6,21 @@ UniqueIfApproximatelyUnique turned an approximate distinctness of 1.0 into
 ``is_unique`` on columns of uniqueness 0.85-0.998. Each table of ../shared/lake
 (its first 1000 rows, as stored) is written back as a CSV file and run through
 the real CLI in-process, without and with a pattern index (the lake-mini index
-the session builds), and every run must exit 0.
+the session builds), and every run must exit 0. The tables run in worker
+processes, one per core (tests/lake_support.py).
 """
 
 from __future__ import annotations
 
 import csv
-import json
 import random
 from pathlib import Path
 
 import duckdb
 import pytest
-from typer.testing import CliRunner
 
-from autovalidate.cli import app
 from tests.conftest import LAKE
+from tests.lake_support import failures
 
 pytestmark = pytest.mark.spark
 
@@ -62,30 +61,9 @@ def lake_tables(tmp_path_factory) -> list[tuple[str, Path]]:
     return tables
 
 
-def _failures(tables: list[tuple[str, Path]], *index_args: str) -> list[str]:
-    runner = CliRunner()
-    failures = []
-    for table_id, path in tables:
-        suite = path.with_suffix(".suite.json")
-        made = runner.invoke(
-            app, ["suggest", str(path), *index_args, "--out", str(suite), "--json"]
-        )
-        if made.exit_code != 0:
-            failures.append(f"{table_id}: suggest exit {made.exit_code}: {made.output[-300:]}")
-            continue
-        checked = runner.invoke(app, ["validate", str(path), "--constraints", str(suite), "--json"])
-        if checked.exit_code != 0:
-            try:
-                failed = [r for r in json.loads(checked.output)["results"] if not r["passed"]]
-            except ValueError:
-                failed = checked.output[-300:]
-            failures.append(f"{table_id}: validate exit {checked.exit_code}: {failed}")
-    return failures
-
-
 def test_every_suggested_suite_passes_on_its_own_table(lake_tables):
-    assert _failures(lake_tables) == []
+    assert failures(lake_tables) == []
 
 
 def test_with_an_index_every_suggested_suite_passes_on_its_own_table(lake_tables, mini_index):
-    assert _failures(lake_tables, "--index", str(mini_index)) == []
+    assert failures(lake_tables, "--index", str(mini_index)) == []
