@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import duckdb
 import numpy as np
 import pyarrow as pa
 
-from autovalidate.engines.base import Engine, ExecutionStats, renaming
+from autovalidate.engines.base import TEXT_BATCH_ROWS, Engine, ExecutionStats, renaming
 from autovalidate.errors import DataSourceError, EngineError, QueryError
 from autovalidate.io import is_csv_path, to_relation
 from autovalidate.metrics.base import COUNT_COLUMN, ColumnKind, Grouping, Schema
@@ -609,6 +609,18 @@ class DuckDBEngine(Engine):
         self._require([column])
         rows = self.query(f"SELECT {render(to_text(col(column)))} FROM {_DATA}", "text values")
         return [r[0] for r in rows]
+
+    def text_batches(self, column: str, rows: int = TEXT_BATCH_ROWS) -> Iterator[list[str | None]]:
+        """``SELECT CAST(column AS VARCHAR) FROM data``, streamed as Arrow batches of ``rows``."""
+        self._require([column])
+        self.stats.record("text batches", scan=True)
+        sql = f"SELECT {render(to_text(col(column)))} FROM {_DATA}"
+        try:
+            reader = _query(self.relation, _DATA, sql).to_arrow_reader(int(rows))
+            for batch in reader:
+                yield batch.column(0).to_pylist()
+        except duckdb.Error as exc:
+            raise engine_error(exc) from exc
 
     def numeric_view(self, columns: Iterable[str]) -> DuckDBEngine:
         """``SELECT TRY_CAST(c AS DOUBLE) AS c, ... FROM data`` for ``columns``, the rest as is."""
