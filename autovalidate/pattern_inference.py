@@ -5,9 +5,9 @@ from __future__ import annotations
 import enum
 import math
 import random
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import regex
@@ -19,6 +19,7 @@ from autovalidate.patterns.render import render_body
 from autovalidate.solver.fmdv import METHODS, SolverParams, solve
 
 if TYPE_CHECKING:
+    from autovalidate.engines import Engine
     from autovalidate.index.reader import PatternIndex
     from autovalidate.pattern_constraint import PatternConstraint
 
@@ -229,16 +230,30 @@ def suggest_pattern(
     ).constraint
 
 
-@contextmanager
-def _column_batches(
-    values: Any, column: str | None
-) -> Iterator[Callable[[], Iterable[Sequence[str | None]]]]:
-    """Yield a function that reads the column's values as text, in batches, as often as called.
+@dataclass(frozen=True)
+class _Column:
+    """A column to infer a pattern from: values in memory, or a column of a table's engine."""
 
-    A sequence of values (list, Series, Arrow array) is one batch, in memory
-    already; a table (anything :func:`autovalidate.engines.open_engine`
-    takes: a path, a DataFrame, a relation, an engine) is scanned at each
-    call, :data:`~autovalidate.engines.base.TEXT_BATCH_ROWS` values at a time.
+    values: list[str | None] | None = None
+    engine: Engine | None = None
+    name: str = ""
+
+    def batches(self) -> Iterable[Sequence[str | None]]:
+        """The values as text, nulls as ``None``: one batch, or a scan of the engine's column."""
+        if self.engine is None:
+            return (self.values or [],)
+        return self.engine.text_batches(self.name)
+
+
+@contextmanager
+def _column(values: Any, column: str | None) -> Iterator[_Column]:
+    """The column ``values`` (a sequence) or ``column`` of ``values`` (a table) is.
+
+    A sequence of values (list, Series, Arrow array) is read into memory as
+    text; a table (anything :func:`autovalidate.engines.open_engine` takes: a
+    path, a DataFrame, a relation, an engine) stays where it is and is
+    scanned on demand, :data:`~autovalidate.engines.base.TEXT_BATCH_ROWS`
+    values at a time.
 
     Raises
     ------
@@ -249,12 +264,10 @@ def _column_batches(
     from autovalidate.io import column_values, is_value_sequence, resolve_column
 
     if is_value_sequence(values):
-        read = column_values(values)
-        yield lambda: (read,)
+        yield _Column(values=column_values(values))
         return
     with open_engine(values) as engine:
-        name = resolve_column(engine.schema(), column)
-        yield lambda: engine.text_batches(name)
+        yield _Column(engine=engine, name=resolve_column(engine.schema(), column))
 
 
 class NoPatternReason(str, enum.Enum):
@@ -334,9 +347,9 @@ def infer_pattern(
     from autovalidate.pattern_constraint import PatternConstraint, Segment
 
     null_tokens = tuple(null_tokens)
-    with _column_batches(values, column) as batches:
+    with _column(values, column) as source:
         sample, non_null = _Reservoir(max_values, SAMPLE_SEED), 0
-        for batch in batches():
+        for batch in source.batches():
             read = [v for v in batch if v is not None]
             non_null += len(read)
             sample.extend(list(drop_missing(read, null_tokens)))
@@ -349,58 +362,65 @@ def infer_pattern(
         solution = solve(sample.values, index, method=method, params=params)
         if solution is None:
             return PatternSuggestion(None, NoPatternReason.INFEASIBLE, non_null)
-        # θ_C is counted with the regex itself: the regex was rendered here, so it means
-        # the same in Python ``regex`` as in RE2 and Java (property-tested), and the
-        # training values hold no missing value, which validation would not count
-        # either; in Python, not through an engine, because a query costs more than the
-        # whole search. A sampled column is read again, batch by batch.
-        rx = regex.compile(solution.regex)
-        everything = (
-            (v for batch in batches() for v in drop_missing(batch, null_tokens))
-            if sample.sampled
-            else sample.values
+        constraint = PatternConstraint(
+            regex=solution.regex,
+            pattern=solution.pattern,
+            segments=tuple(
+                Segment(
+                    s.hypothesis.pattern,
+                    render_body(s.hypothesis.pattern),
+                    s.hypothesis.fpr,
+                    s.hypothesis.cov,
+                    s.hypothesis.evidence,
+                    s.shape or None,
+                    s.optional,
+                    s.repeat if s.optional and s.repeat > 1 else 1,
+                    b if len(solution.branches) > 1 else None,
+                )
+                for b, branch in enumerate(solution.branches)
+                for s in branch
+            ),
+            fpr=solution.fpr,
+            method=method,
+            test=test,
+            alpha=alpha,
+            train_n=sample.seen,
+            train_nonconforming=0,
+            column=column,
+            params={
+                "r": params.max_fpr,
+                "m": params.min_cov,
+                "theta": params.theta,
+                "tau": params.tau,
+                **({"inferred_from": len(sample.values)} if sample.sampled else {}),
+            },
+            null_tokens=null_tokens,
+            index={
+                # the packaged index's path is only this installation's site-packages
+                "path": None if is_default_index(index) else str(index.path),
+                "default": is_default_index(index),
+                "tau": index.tau,
+                "patterns": index.metadata.patterns,
+                "built": index.metadata.build.get("finished"),
+            },
         )
-        nonconforming = sum(1 for v in everything if rx.fullmatch(v) is None)
-    constraint = PatternConstraint(
-        regex=solution.regex,
-        pattern=solution.pattern,
-        segments=tuple(
-            Segment(
-                s.hypothesis.pattern,
-                render_body(s.hypothesis.pattern),
-                s.hypothesis.fpr,
-                s.hypothesis.cov,
-                s.hypothesis.evidence,
-                s.shape or None,
-                s.optional,
-                s.repeat if s.optional and s.repeat > 1 else 1,
-                b if len(solution.branches) > 1 else None,
+        if sample.sampled and source.engine is not None:
+            # every value of a table's column: the count validation makes, in one scan
+            # of the engine, not a Python pass over millions of values
+            nonconforming = constraint.validate(
+                source.engine, column=source.name, examples=0
+            ).n_nonconforming
+        else:
+            # θ_C is counted with the regex itself: the regex was rendered here, so it
+            # means the same in Python ``regex`` as in RE2 and Java (property-tested), and
+            # the training values hold no missing value, which validation would not count
+            # either; in Python, not through an engine, because a query costs more than
+            # the whole search
+            rx = regex.compile(solution.regex)
+            everything = drop_missing(source.values or [], null_tokens)
+            nonconforming = sum(
+                1
+                for v in (everything if sample.sampled else sample.values)
+                if rx.fullmatch(v) is None
             )
-            for b, branch in enumerate(solution.branches)
-            for s in branch
-        ),
-        fpr=solution.fpr,
-        method=method,
-        test=test,
-        alpha=alpha,
-        train_n=sample.seen,
-        train_nonconforming=nonconforming,
-        column=column,
-        params={
-            "r": params.max_fpr,
-            "m": params.min_cov,
-            "theta": params.theta,
-            "tau": params.tau,
-            **({"inferred_from": len(sample.values)} if sample.sampled else {}),
-        },
-        null_tokens=null_tokens,
-        index={
-            # the packaged index's path is only this installation's site-packages
-            "path": None if is_default_index(index) else str(index.path),
-            "default": is_default_index(index),
-            "tau": index.tau,
-            "patterns": index.metadata.patterns,
-            "built": index.metadata.build.get("finished"),
-        },
-    )
-    return PatternSuggestion(constraint, None, non_null)
+    return PatternSuggestion(replace(constraint, train_nonconforming=nonconforming), None, non_null)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import os
+import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -54,9 +55,26 @@ _FREQ = "_av_freq"
 _SPLIT_BUCKETS = 1_000_000
 
 
+#: Most memory each DuckDB database the engine opens may use for its buffers
+#: and operators (DuckDB's ``memory_limit``); the environment variable
+#: ``AUTOVALIDATE_DUCKDB_MEMORY_LIMIT`` overrides it (``"2GB"``). Beyond it
+#: DuckDB evicts cached file buffers and spills joins, groupings and sorts to
+#: :data:`TEMP_DIRECTORY`; DuckDB's default, 80 % of RAM, let a serial CSV scan
+#: cache the whole file (benchmarks/results/memory.md).
+MEMORY_LIMIT = os.environ.get("AUTOVALIDATE_DUCKDB_MEMORY_LIMIT", "512MB")
+#: Where DuckDB spills, created when it first does and removed when the process's
+#: database closes (DuckDB's default, ``.tmp``, is in the working directory).
+TEMP_DIRECTORY = os.path.join(tempfile.gettempdir(), f"autovalidate-duckdb-{os.getpid()}")
+
+
+def _connect() -> duckdb.DuckDBPyConnection:
+    """A new in-memory DuckDB database, limited to :data:`MEMORY_LIMIT`."""
+    return duckdb.connect(config={"memory_limit": MEMORY_LIMIT, "temp_directory": TEMP_DIRECTORY})
+
+
 @functools.cache
 def _database() -> duckdb.DuckDBPyConnection:
-    return duckdb.connect()
+    return _connect()
 
 
 def new_connection() -> duckdb.DuckDBPyConnection:
@@ -497,7 +515,7 @@ class DuckDBEngine(Engine):
         if con is not None:
             self._con = con
         elif sandboxed:
-            self._con = duckdb.connect()
+            self._con = _connect()
             _allow_paths(self._con, data)
         else:
             self._con = new_connection()
