@@ -339,6 +339,11 @@ def engine_error(exc: duckdb.Error) -> EngineError | DataSourceError:
         return DataSourceError(DATA_NAME, "cannot be read: " + " ".join(head.split()))
     if isinstance(exc, _QUERY_ERRORS) and "executing the UDF" not in text:
         return QueryError(f"DuckDB query failed: {exc}")
+    if isinstance(exc, duckdb.OutOfMemoryException):
+        return EngineError(
+            f"DuckDB failed: {exc} (its memory limit is {MEMORY_LIMIT}: set "
+            "AUTOVALIDATE_DUCKDB_MEMORY_LIMIT, e.g. to 4GB, for more)"
+        )
     return EngineError(f"DuckDB failed: {exc}")
 
 

@@ -128,3 +128,30 @@ def test_code_bitmaps_of_many_columns_in_one_query():
     values = engine.aggregate(exprs)
     assert [sorted(v) for v in values[:4]] == [[0, 3, 9], [1, 3, 9], [2, 3, 9], [3, 9]]
     assert engine.stats.scans == 1
+
+
+def test_the_engines_databases_are_memory_limited_and_spill_to_a_temp_directory(tmp_path):
+    import tempfile
+
+    from autovalidate.engines.duckdb import MEMORY_LIMIT, TEMP_DIRECTORY
+
+    path = tmp_path / "t.csv"
+    path.write_text("a\n1\n")
+    setting = "SELECT current_setting('memory_limit'), current_setting('temp_directory')"
+    limit = duckdb.connect(config={"memory_limit": MEMORY_LIMIT}).execute(setting).fetchall()[0][0]
+    for sandbox in (False, True):  # the shared database, and a sandboxed engine's own
+        engine = engine_for(str(path), sandbox=sandbox)
+        assert engine._con.execute(setting).fetchall() == [(limit, TEMP_DIRECTORY)]
+        engine.close()
+    assert limit != duckdb.connect().execute(setting).fetchall()[0][0]  # not DuckDB's default
+    assert TEMP_DIRECTORY.startswith(tempfile.gettempdir())
+
+
+def test_running_out_of_memory_says_which_limit_to_raise():
+    from autovalidate.engines.duckdb import engine_error
+
+    with duckdb.connect(config={"memory_limit": "20MB"}) as con:
+        with pytest.raises(duckdb.OutOfMemoryException) as raised:
+            con.execute("SELECT list(range) FROM range(20000000)").fetchall()
+    error = engine_error(raised.value)
+    assert isinstance(error, EngineError) and "AUTOVALIDATE_DUCKDB_MEMORY_LIMIT" in str(error)
