@@ -241,8 +241,8 @@ def column_values(
             con.close()
 
 
-def resolve_column(rel: duckdb.DuckDBPyRelation, column: str | None) -> str:
-    """The column of ``rel`` to read: ``column``, or the only one if ``None``.
+def resolve_column(rel: duckdb.DuckDBPyRelation | Iterable[str], column: str | None) -> str:
+    """The column of ``rel`` (a relation, or its column names) to read: ``column``, or the only one.
 
     Raises
     ------
@@ -251,7 +251,7 @@ def resolve_column(rel: duckdb.DuckDBPyRelation, column: str | None) -> str:
     DataError
         If ``column`` is ``None`` and the relation has several columns.
     """
-    names = list(rel.columns)
+    names = list(rel.columns if isinstance(rel, duckdb.DuckDBPyRelation) else rel)
     if column is None:
         if len(names) != 1:
             raise DataError(f"the table has {len(names)} columns; name one with column=")

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import enum
+import math
 import random
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import regex
@@ -17,6 +19,7 @@ from autovalidate.patterns.render import render_body
 from autovalidate.solver.fmdv import METHODS, SolverParams, solve
 
 if TYPE_CHECKING:
+    from autovalidate.engines import Engine
     from autovalidate.index.reader import PatternIndex
     from autovalidate.pattern_constraint import PatternConstraint
 
@@ -29,9 +32,66 @@ _DEFAULTS = SolverParams()
 #: constraint records it in ``params["inferred_from"]``. The training counts
 #: of the drift test still cover every value. 50,000 keeps suggest under 10 s
 #: on 2 cores for columns of all-distinct GUIDs, the costliest kind
-#: (benchmarks/results/suggest_scaling.md).
+#: (benchmarks/results/suggest_scaling.md). It also bounds memory: a column
+#: read from a table streams in batches and only the sample is kept
+#: (benchmarks/results/memory.md).
 MAX_VALUES = 50_000
 SAMPLE_SEED = 0
+
+
+class _Reservoir:
+    """A seeded uniform sample of ``size`` values of a stream; all of them if ``size`` is ``None``.
+
+    Li's Algorithm L (ACM TOMS 20(4), 1994): after the first ``size`` values,
+    it draws how many values to skip before the next one that replaces a
+    random slot, so a batch costs Python work only for the values taken
+    (O(size * (1 + log(n / size))) draws in all), not one draw per value. A
+    stream of at most ``size`` values is kept whole, in order.
+    """
+
+    def __init__(self, size: int | None, seed: int) -> None:
+        self.size = size
+        self.values: list[str] = []
+        self.seen = 0
+        self._rng = random.Random(seed)
+        self._log_w = 0.0  # log of Algorithm L's W
+        self._next = 0  # stream position of the next value to take, once full
+
+    @property
+    def sampled(self) -> bool:
+        """Whether values were left out."""
+        return self.size is not None and self.seen > self.size
+
+    def _uniform(self) -> float:
+        u = self._rng.random()
+        while u == 0.0:  # log(0); [0, 1) -> (0, 1)
+            u = self._rng.random()
+        return u
+
+    def _advance(self) -> None:
+        assert self.size is not None
+        self._log_w += math.log(self._uniform()) / self.size
+        # log(1 - W) as log(-expm1(log W)): exact where W rounds to 1
+        self._next += int(math.log(self._uniform()) / math.log(-math.expm1(self._log_w))) + 1
+
+    def extend(self, batch: Sequence[str]) -> None:
+        """Offer the next values of the stream."""
+        start = self.seen
+        self.seen += len(batch)
+        if self.size is None:
+            self.values.extend(batch)
+            return
+        taken = 0
+        if len(self.values) < self.size:
+            taken = min(len(batch), self.size - len(self.values))
+            self.values.extend(batch[:taken])
+            if len(self.values) < self.size:
+                return
+            self._next = self.size - 1  # just filled: skip from its last value on
+            self._advance()
+        while self._next < self.seen:
+            self.values[self._rng.randrange(self.size)] = batch[self._next - start]
+            self._advance()
 
 
 def suggest_pattern(
@@ -61,7 +121,11 @@ def suggest_pattern(
     values
         The training values: a list/tuple, pandas Series or pyarrow Array
         (``None``/NaN are nulls and ignored), or a table (CSV/Parquet path,
-        pandas DataFrame, pyarrow Table, DuckDB relation) with ``column``.
+        pandas DataFrame, pyarrow Table, DuckDB relation, PySpark DataFrame,
+        :class:`~autovalidate.engines.Engine`) with ``column``. A table's
+        column is streamed (:meth:`~autovalidate.engines.Engine.text_batches`):
+        memory holds one batch and the ``max_values`` sampled values, not the
+        column, and a sampled column is read twice.
     index
         An opened :class:`PatternIndex`; ``None`` (the default): the default
         index packaged with autovalidate (a public corpus, see
@@ -111,10 +175,12 @@ def suggest_pattern(
         gets no constraint.
     max_values
         Most training values (after missing ones are dropped) the pattern is
-        inferred from: a larger column is sampled uniformly with a fixed seed,
-        and ``params["inferred_from"]`` of the constraint says how many values
-        were used (absent: all). The training non-conforming count is taken
-        over every value. ``None``: never sample.
+        inferred from: a larger column is sampled uniformly with a fixed seed
+        (a reservoir over the values in row order: the same values in the
+        same order give the same sample), and ``params["inferred_from"]`` of
+        the constraint says how many values were used (absent: all, in row
+        order). The training non-conforming count is taken over every value.
+        ``None``: never sample (a table's column is then held whole).
 
     Returns
     -------
@@ -164,6 +230,46 @@ def suggest_pattern(
     ).constraint
 
 
+@dataclass(frozen=True)
+class _Column:
+    """A column to infer a pattern from: values in memory, or a column of a table's engine."""
+
+    values: list[str | None] | None = None
+    engine: Engine | None = None
+    name: str = ""
+
+    def batches(self) -> Iterable[Sequence[str | None]]:
+        """The values as text, nulls as ``None``: one batch, or a scan of the engine's column."""
+        if self.engine is None:
+            return (self.values or [],)
+        return self.engine.text_batches(self.name)
+
+
+@contextmanager
+def _column(values: Any, column: str | None) -> Iterator[_Column]:
+    """The column ``values`` (a sequence) or ``column`` of ``values`` (a table) is.
+
+    A sequence of values (list, Series, Arrow array) is read into memory as
+    text; a table (anything :func:`autovalidate.engines.open_engine` takes: a
+    path, a DataFrame, a relation, an engine) stays where it is and is
+    scanned on demand, :data:`~autovalidate.engines.base.TEXT_BATCH_ROWS`
+    values at a time.
+
+    Raises
+    ------
+    ColumnNotFoundError, DataError, DataSourceError
+        As :func:`autovalidate.io.column_values`.
+    """
+    from autovalidate.engines import open_engine
+    from autovalidate.io import column_values, is_value_sequence, resolve_column
+
+    if is_value_sequence(values):
+        yield _Column(values=column_values(values))
+        return
+    with open_engine(values) as engine:
+        yield _Column(engine=engine, name=resolve_column(engine.schema(), column))
+
+
 class NoPatternReason(str, enum.Enum):
     """Why a column gets no pattern constraint (:attr:`PatternSuggestion.reason`)."""
 
@@ -191,10 +297,14 @@ class PatternSuggestion:
         The inferred constraint, or ``None``.
     reason
         ``None`` exactly when there is a constraint.
+    non_null
+        Values of the column read, nulls aside (null tokens and blanks
+        included: ``constraint.train_n`` counts the values without them).
     """
 
     constraint: PatternConstraint | None
     reason: NoPatternReason | None = None
+    non_null: int = 0
 
 
 def infer_pattern(
@@ -234,73 +344,83 @@ def infer_pattern(
         raise ParameterError(f"max_values must be at least 1 (or None), got {max_values}")
     # the engines, the index reader and DuckDB load here, not when the CLI reads MAX_VALUES
     from autovalidate.index.default import is_default_index, shared_default_index
-    from autovalidate.io import column_values
     from autovalidate.pattern_constraint import PatternConstraint, Segment
 
-    read = [v for v in column_values(values, column) if v is not None]
-    if not read:
-        raise EmptyColumnError(column)
     null_tokens = tuple(null_tokens)
-    train = list(drop_missing(read, null_tokens))
-    if not train:
-        return PatternSuggestion(None, NoPatternReason.ALL_MISSING)
-    if index is None:
-        index = shared_default_index()
-    sampled = max_values is not None and len(train) > max_values
-    inferred_from = (
-        random.Random(SAMPLE_SEED).sample(train, max_values) if sampled and max_values else train
-    )
-    solution = solve(inferred_from, index, method=method, params=params)
-    if solution is None:
-        return PatternSuggestion(None, NoPatternReason.INFEASIBLE)
-    draft = PatternConstraint(
-        regex=solution.regex,
-        pattern=solution.pattern,
-        segments=tuple(
-            Segment(
-                s.hypothesis.pattern,
-                render_body(s.hypothesis.pattern),
-                s.hypothesis.fpr,
-                s.hypothesis.cov,
-                s.hypothesis.evidence,
-                s.shape or None,
-                s.optional,
-                s.repeat if s.optional and s.repeat > 1 else 1,
-                b if len(solution.branches) > 1 else None,
+    with _column(values, column) as source:
+        sample, non_null = _Reservoir(max_values, SAMPLE_SEED), 0
+        for batch in source.batches():
+            read = [v for v in batch if v is not None]
+            non_null += len(read)
+            sample.extend(list(drop_missing(read, null_tokens)))
+        if not non_null:
+            raise EmptyColumnError(column)
+        if not sample.seen:
+            return PatternSuggestion(None, NoPatternReason.ALL_MISSING, non_null)
+        if index is None:
+            index = shared_default_index()
+        solution = solve(sample.values, index, method=method, params=params)
+        if solution is None:
+            return PatternSuggestion(None, NoPatternReason.INFEASIBLE, non_null)
+        constraint = PatternConstraint(
+            regex=solution.regex,
+            pattern=solution.pattern,
+            segments=tuple(
+                Segment(
+                    s.hypothesis.pattern,
+                    render_body(s.hypothesis.pattern),
+                    s.hypothesis.fpr,
+                    s.hypothesis.cov,
+                    s.hypothesis.evidence,
+                    s.shape or None,
+                    s.optional,
+                    s.repeat if s.optional and s.repeat > 1 else 1,
+                    b if len(solution.branches) > 1 else None,
+                )
+                for b, branch in enumerate(solution.branches)
+                for s in branch
+            ),
+            fpr=solution.fpr,
+            method=method,
+            test=test,
+            alpha=alpha,
+            train_n=sample.seen,
+            train_nonconforming=0,
+            column=column,
+            params={
+                "r": params.max_fpr,
+                "m": params.min_cov,
+                "theta": params.theta,
+                "tau": params.tau,
+                **({"inferred_from": len(sample.values)} if sample.sampled else {}),
+            },
+            null_tokens=null_tokens,
+            index={
+                # the packaged index's path is only this installation's site-packages
+                "path": None if is_default_index(index) else str(index.path),
+                "default": is_default_index(index),
+                "tau": index.tau,
+                "patterns": index.metadata.patterns,
+                "built": index.metadata.build.get("finished"),
+            },
+        )
+        if sample.sampled and source.engine is not None:
+            # every value of a table's column: the count validation makes, in one scan
+            # of the engine, not a Python pass over millions of values
+            nonconforming = constraint.validate(
+                source.engine, column=source.name, examples=0
+            ).n_nonconforming
+        else:
+            # θ_C is counted with the regex itself: the regex was rendered here, so it
+            # means the same in Python ``regex`` as in RE2 and Java (property-tested), and
+            # the training values hold no missing value, which validation would not count
+            # either; in Python, not through an engine, because a query costs more than
+            # the whole search
+            rx = regex.compile(solution.regex)
+            everything = drop_missing(source.values or [], null_tokens)
+            nonconforming = sum(
+                1
+                for v in (everything if sample.sampled else sample.values)
+                if rx.fullmatch(v) is None
             )
-            for b, branch in enumerate(solution.branches)
-            for s in branch
-        ),
-        fpr=solution.fpr,
-        method=method,
-        test=test,
-        alpha=alpha,
-        train_n=len(train),
-        train_nonconforming=0,
-        column=column,
-        params={
-            "r": params.max_fpr,
-            "m": params.min_cov,
-            "theta": params.theta,
-            "tau": params.tau,
-            **({"inferred_from": len(inferred_from)} if sampled else {}),
-        },
-        null_tokens=null_tokens,
-        index={
-            # the packaged index's path is only this installation's site-packages
-            "path": None if is_default_index(index) else str(index.path),
-            "default": is_default_index(index),
-            "tau": index.tau,
-            "patterns": index.metadata.patterns,
-            "built": index.metadata.build.get("finished"),
-        },
-    )
-    # θ_C is counted with the regex itself: the regex was rendered here, so it means
-    # the same in Python ``regex`` as in RE2 and Java (property-tested), and ``train``
-    # holds no missing value, which validation would not count either; in Python,
-    # not through an engine, because a query costs more than the whole search
-    rx = regex.compile(solution.regex)
-    nonconforming = sum(1 for v in train if rx.fullmatch(v) is None)
-    return PatternSuggestion(
-        PatternConstraint(**{**draft.__dict__, "train_nonconforming": nonconforming})
-    )
+    return PatternSuggestion(replace(constraint, train_nonconforming=nonconforming), None, non_null)

@@ -24,7 +24,6 @@ from autovalidate.cli.common import (
     write_atomically,
     wrote,
 )
-from autovalidate.errors import EmptyColumnError
 from autovalidate.pattern_inference import MAX_VALUES, NoPatternReason, infer_pattern
 from autovalidate.solver.fmdv import METHODS, SolverParams
 from autovalidate.wording import counted
@@ -324,22 +323,19 @@ def _suggest_pattern(
     from autovalidate.checks.spec import suite_to_json
     from autovalidate.index.default import index_summary, open_default_index
     from autovalidate.index.reader import PatternIndex
-    from autovalidate.io import column_values
     from autovalidate.report import pattern_report, render_html
     from autovalidate.report.model import PatternDetails
 
-    values = column_values(str(file), column)
-    if not any(v is not None for v in values):
-        raise EmptyColumnError(column)
     with PatternIndex.open(index) if index is not None else open_default_index() as idx:
         started = time.perf_counter()
+        # streamed from the file: memory holds the sample of max_values, not the column
         suggestion = infer_pattern(
-            values, idx, params=params, method=method, column=column, max_values=max_values
+            str(file), idx, params=params, method=method, column=column, max_values=max_values
         )
         elapsed_ms = (time.perf_counter() - started) * 1000
         used = index_summary(idx)
     constraint, reason = suggestion.constraint, suggestion.reason
-    n_values = sum(v is not None for v in values)
+    n_values = suggestion.non_null
     if out is not None and constraint is not None:
         write_atomically(out, suite_to_json([constraint]) + "\n")
     if html is not None:

@@ -23,7 +23,7 @@ stats; the halves of a split count in their own.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -33,7 +33,10 @@ if TYPE_CHECKING:
     from autovalidate.metrics.base import FrequencyTable, Grouping, Schema
     from autovalidate.metrics.expressions import Expr
 
-__all__ = ["Engine", "ExecutionStats", "renaming"]
+__all__ = ["TEXT_BATCH_ROWS", "Engine", "ExecutionStats", "renaming"]
+
+#: Values per batch of :meth:`Engine.text_batches`: a few MB of Python strings.
+TEXT_BATCH_ROWS = 100_000
 
 _E = TypeVar("_E", bound="Engine")
 
@@ -249,6 +252,23 @@ class Engine(ABC):
         ------
         ColumnNotFoundError
             If the data have no such column.
+        EngineError
+            If the engine fails the query.
+        """
+
+    @abstractmethod
+    def text_batches(self, column: str, rows: int = TEXT_BATCH_ROWS) -> Iterator[list[str | None]]:
+        """The values of ``column`` as text, in row order, nulls as ``None``, ``rows`` at a time.
+
+        One scan, streamed: memory holds one batch of at most ``rows`` values
+        (the last may be shorter), not the column; :meth:`text_values` in
+        pieces. Read the batches to the end, or close the iterator, before the
+        engine runs another query.
+
+        Raises
+        ------
+        ColumnNotFoundError
+            If the data have no such column (at the first ``next``).
         EngineError
             If the engine fails the query.
         """

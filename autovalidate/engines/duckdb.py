@@ -17,14 +17,15 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+import tempfile
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import duckdb
 import numpy as np
 import pyarrow as pa
 
-from autovalidate.engines.base import Engine, ExecutionStats, renaming
+from autovalidate.engines.base import TEXT_BATCH_ROWS, Engine, ExecutionStats, renaming
 from autovalidate.errors import DataSourceError, EngineError, QueryError
 from autovalidate.io import is_csv_path, to_relation
 from autovalidate.metrics.base import COUNT_COLUMN, ColumnKind, Grouping, Schema
@@ -72,9 +73,26 @@ AGGREGATES_PER_QUERY = 128
 _SPLIT_BUCKETS = 1_000_000
 
 
+#: Most memory each DuckDB database the engine opens may use for its buffers
+#: and operators (DuckDB's ``memory_limit``); the environment variable
+#: ``AUTOVALIDATE_DUCKDB_MEMORY_LIMIT`` overrides it (``"2GB"``). Beyond it
+#: DuckDB evicts cached file buffers and spills joins, groupings and sorts to
+#: :data:`TEMP_DIRECTORY`; DuckDB's default, 80 % of RAM, let a serial CSV scan
+#: cache the whole file (benchmarks/results/memory.md).
+MEMORY_LIMIT = os.environ.get("AUTOVALIDATE_DUCKDB_MEMORY_LIMIT", "512MB")
+#: Where DuckDB spills, created when it first does and removed when the process's
+#: database closes (DuckDB's default, ``.tmp``, is in the working directory).
+TEMP_DIRECTORY = os.path.join(tempfile.gettempdir(), f"autovalidate-duckdb-{os.getpid()}")
+
+
+def _connect() -> duckdb.DuckDBPyConnection:
+    """A new in-memory DuckDB database, limited to :data:`MEMORY_LIMIT`."""
+    return duckdb.connect(config={"memory_limit": MEMORY_LIMIT, "temp_directory": TEMP_DIRECTORY})
+
+
 @functools.cache
 def _database() -> duckdb.DuckDBPyConnection:
-    return duckdb.connect()
+    return _connect()
 
 
 def new_connection() -> duckdb.DuckDBPyConnection:
@@ -339,6 +357,11 @@ def engine_error(exc: duckdb.Error) -> EngineError | DataSourceError:
         return DataSourceError(DATA_NAME, "cannot be read: " + " ".join(head.split()))
     if isinstance(exc, _QUERY_ERRORS) and "executing the UDF" not in text:
         return QueryError(f"DuckDB query failed: {exc}")
+    if isinstance(exc, duckdb.OutOfMemoryException):
+        return EngineError(
+            f"DuckDB failed: {exc} (its memory limit is {MEMORY_LIMIT}: set "
+            "AUTOVALIDATE_DUCKDB_MEMORY_LIMIT, e.g. to 4GB, for more)"
+        )
     return EngineError(f"DuckDB failed: {exc}")
 
 
@@ -529,7 +552,7 @@ class DuckDBEngine(Engine):
         if con is not None:
             self._con = con
         elif sandboxed:
-            self._con = duckdb.connect()
+            self._con = _connect()
             _allow_paths(self._con, data)
         else:
             self._con = new_connection()
@@ -745,6 +768,18 @@ class DuckDBEngine(Engine):
         self._require([column])
         sql = f"SELECT {render(to_text(col(column)))} FROM {_DATA}"
         return [r[0] for r in self.query(sql, "text values", {column})]
+
+    def text_batches(self, column: str, rows: int = TEXT_BATCH_ROWS) -> Iterator[list[str | None]]:
+        """``SELECT CAST(column AS VARCHAR) FROM data``, streamed as Arrow batches of ``rows``."""
+        self._require([column])
+        self.stats.record("text batches", scan=True)
+        sql = f"SELECT {render(to_text(col(column)))} FROM {_DATA}"
+        try:
+            reader = _query(self.relation, _DATA, sql).to_arrow_reader(int(rows))
+            for batch in reader:
+                yield batch.column(0).to_pylist()
+        except duckdb.Error as exc:
+            raise engine_error(exc) from exc
 
     def numeric_view(self, columns: Iterable[str]) -> DuckDBEngine:
         """``SELECT TRY_CAST(c AS DOUBLE) AS c, ... FROM data`` for ``columns``, the rest as is."""

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pyarrow as pa
 
-from autovalidate.engines.base import Engine, ExecutionStats, renaming
+from autovalidate.engines.base import TEXT_BATCH_ROWS, Engine, ExecutionStats, renaming
 from autovalidate.errors import AutovalidateError, DataError, EngineError, QueryError
 from autovalidate.metrics.base import COUNT_COLUMN, ColumnKind, Grouping, Schema
 from autovalidate.metrics.expressions import (
@@ -448,6 +448,20 @@ class SparkEngine(Engine):
             return [
                 r[0] for r in self.frame.select(render(to_text(Col(column)), self.api)).collect()
             ]
+
+    def text_batches(self, column: str, rows: int = TEXT_BATCH_ROWS) -> Iterator[list[str | None]]:
+        """``select(column.cast("string")).toLocalIterator()``: a partition at a time."""
+        self._require([column])
+        self.stats.record("text batches", scan=True)
+        batch: list[str | None] = []
+        with _spark_errors():
+            for row in self.frame.select(render(to_text(Col(column)), self.api)).toLocalIterator():
+                batch.append(row[0])
+                if len(batch) >= rows:
+                    yield batch
+                    batch = []
+        if batch:
+            yield batch
 
     def numeric_view(self, columns: Iterable[str]) -> SparkEngine:
         """``select`` with ``columns`` as ``try_cast(c as double)``, the rest as is."""

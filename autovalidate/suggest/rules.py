@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from decimal import ROUND_CEILING, ROUND_DOWN, ROUND_FLOOR, Decimal
 from typing import TYPE_CHECKING, Any
@@ -131,8 +131,11 @@ class RuleContext:
         Rows of the data the profiles describe.
     index
         Pattern index for the Auto-Validate rule, ``None`` to skip it.
-    values
-        Reads a column's values as text (nulls as ``None``), for the pattern rule.
+    data
+        The data the profiles describe, for the pattern rule: anything
+        :func:`autovalidate.suggest_pattern` reads a ``column`` of (an
+        :class:`~autovalidate.engines.Engine`, a path, a DataFrame); it
+        streams the column and keeps a bounded sample.
     pattern_options
         Keyword arguments for :func:`autovalidate.suggest_pattern`.
     now
@@ -142,7 +145,7 @@ class RuleContext:
 
     num_records: int
     index: PatternIndex | None = None
-    values: Callable[[str], Sequence[str | None]] | None = None
+    data: Any = None
     pattern_options: dict[str, Any] = field(default_factory=dict)
     now: float | None = None
 
@@ -604,7 +607,7 @@ def pattern_rule(profile: ColumnProfile, context: RuleContext) -> ConstraintSugg
     """An Auto-Validate pattern constraint for a String column, from an index's corpus evidence.
 
     Applies to String columns with a non-null value when ``context.index`` is
-    set; the values are read as text and given to
+    set; the column of ``context.data`` is given to
     :func:`autovalidate.suggest_pattern` with ``context.pattern_options``. No
     suggestion where no hypothesis pattern is feasible (natural language, for
     example): the rule abstains rather than suggest a match-anything pattern.
@@ -615,16 +618,15 @@ def pattern_rule(profile: ColumnProfile, context: RuleContext) -> ConstraintSugg
     """
     if (
         context.index is None
-        or context.values is None
+        or context.data is None
         or profile.data_type is not DataTypeInstance.STRING
         or profile.completeness == 0.0
     ):
         return None
     from autovalidate.pattern_inference import suggest_pattern
 
-    values = context.values(profile.column)
     constraint = suggest_pattern(
-        values, context.index, column=profile.column, **context.pattern_options
+        context.data, context.index, column=profile.column, **context.pattern_options
     )
     if constraint is None:
         return None

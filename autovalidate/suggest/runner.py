@@ -354,7 +354,7 @@ class ConstraintSuggestionRunBuilder:
             context = RuleContext(
                 profiles.num_records,
                 index,
-                train.text_values,
+                train,
                 self._pattern_options,
             )
             suggestions: list[ConstraintSuggestion] = []

@@ -228,3 +228,30 @@ def test_columns_too_big_or_changed_by_arrow_are_not_held(monkeypatch):
     tall.hold(["n"])  # too many rows: not read again
     assert run_analyzers(tall, [Sum("n")]).stats.scans == 1
     assert tall.stats.scans == 2
+
+
+def test_the_engines_databases_are_memory_limited_and_spill_to_a_temp_directory(tmp_path):
+    import tempfile
+
+    from autovalidate.engines.duckdb import MEMORY_LIMIT, TEMP_DIRECTORY
+
+    path = tmp_path / "t.csv"
+    path.write_text("a\n1\n")
+    setting = "SELECT current_setting('memory_limit'), current_setting('temp_directory')"
+    limit = duckdb.connect(config={"memory_limit": MEMORY_LIMIT}).execute(setting).fetchall()[0][0]
+    for sandbox in (False, True):  # the shared database, and a sandboxed engine's own
+        engine = engine_for(str(path), sandbox=sandbox)
+        assert engine._con.execute(setting).fetchall() == [(limit, TEMP_DIRECTORY)]
+        engine.close()
+    assert limit != duckdb.connect().execute(setting).fetchall()[0][0]  # not DuckDB's default
+    assert TEMP_DIRECTORY.startswith(tempfile.gettempdir())
+
+
+def test_running_out_of_memory_says_which_limit_to_raise():
+    from autovalidate.engines.duckdb import engine_error
+
+    with duckdb.connect(config={"memory_limit": "20MB"}) as con:
+        with pytest.raises(duckdb.OutOfMemoryException) as raised:
+            con.execute("SELECT list(range) FROM range(20000000)").fetchall()
+    error = engine_error(raised.value)
+    assert isinstance(error, EngineError) and "AUTOVALIDATE_DUCKDB_MEMORY_LIMIT" in str(error)

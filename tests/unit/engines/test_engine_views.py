@@ -41,6 +41,13 @@ def engine(request):
 
 def test_text_values_in_row_order_with_nulls(engine):
     assert engine.text_values("zip") == ["007", "10115", None, "", "8001", "75001"]
+
+
+def test_text_batches_stream_the_text_values_in_pieces(engine):
+    batches = list(engine.text_batches("zip", rows=4))
+    assert batches == [["007", "10115", None, ""], ["8001", "75001"]]
+    with pytest.raises(ColumnNotFoundError):
+        next(engine.text_batches("nope"))
     assert engine.stats.scans == 1
     with pytest.raises(ColumnNotFoundError):
         engine.text_values("nope")

@@ -188,7 +188,7 @@ def test_length_rules_on_string_profiles():
 
 def test_pattern_rule_abstains_without_index_and_on_non_strings():
     assert pattern_rule(profile(), CTX) is None
-    ctx = RuleContext(100, index=object(), values=lambda c: ["x"])  # type: ignore[arg-type]
+    ctx = RuleContext(100, index=object(), data=["x"])  # type: ignore[arg-type]
     assert pattern_rule(profile(data_type=I), ctx) is None
 
 
