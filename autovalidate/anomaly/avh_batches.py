@@ -914,7 +914,7 @@ def fit_program(
             )
             intervals[(key, interval.fpr)] = interval
             options.append(Option(key, interval.fpr, covers))
-            if interval.bound == "rank":
+            if interval.bound in ("rank", "constant"):  # a price that does not depend on fpr
                 break
     chosen = select_constraints(options, delta)
     constraints = tuple(

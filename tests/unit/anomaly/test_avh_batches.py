@@ -212,7 +212,7 @@ def test_a_format_change_lowers_the_conformance_to_the_pattern_learned_first(gro
     stats = avh_statistics(changed, numeric_columns=["price"], patterns=patterns)
     share = {m.instance: m.value for m in stats.values() if m.name == "PatternConformance"}
     assert share["status"] == 1.0 and share["code"] < 0.01
-    # with 12 batches the rank bound of "stays conforming" is 1/12 (one-sided): within 0.1
+    # with 12 batches "stays conforming" costs the constant bound (11/12)**11 / 12 = 0.032
     program = fit_program(history, batch(rng, 200), 0.1)
     kinds = program.issue_kinds
     assert kinds["format change"][0] > 0
