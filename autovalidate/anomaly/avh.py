@@ -544,6 +544,12 @@ def select_constraints(options: Sequence[Option], delta: float) -> list[Option]:
     covered issues per unit of budget, one option per candidate, compared with
     the single feasible option covering most: a ``(1 - 1/e) / 2``
     approximation of budgeted maximum coverage (Khuller, Moss & Naor 1999).
+    The greedy prefers cheap options (wide ranges) and can spend the budget
+    on them before the costlier, narrower options that catch milder issues
+    fit; so it is also run on the options costing at least ``c``, for every
+    cost ``c`` of a feasible option, and the run covering most is returned
+    (the unrestricted greedy on ties). Taking the best of more feasible
+    solutions keeps the guarantee.
 
     Parameters
     ----------
@@ -564,10 +570,17 @@ def select_constraints(options: Sequence[Option], delta: float) -> list[Option]:
         If ``delta`` is outside (0, 1].
     """
     _check_fraction("delta", delta)
-    greedy = _greedy(options, delta)
     feasible = [o for o in options if o.fpr <= delta + 1e-12 and o.covers]
     if not feasible:
-        return greedy
-    single = max(feasible, key=lambda o: (len(o.covers), -o.fpr, o.candidate))
-    covered = set().union(*(o.covers for o in greedy)) if greedy else set()
-    return [single] if len(single.covers) > len(covered) else greedy
+        return []
+    runs = [_greedy(options, delta)]
+    # the greedy favours cheap (wide) options and can spend the budget on gross issues
+    # only; runs restricted to the costlier options are candidates too
+    for floor in sorted({o.fpr for o in feasible}, reverse=True):
+        runs.append(_greedy([o for o in feasible if o.fpr >= floor], delta))
+    runs.append([max(feasible, key=lambda o: (len(o.covers), -o.fpr, o.candidate))])
+
+    def coverage(run: list[Option]) -> int:
+        return len(set().union(*(o.covers for o in run))) if run else 0
+
+    return max(runs, key=coverage)  # the first of the best: the unrestricted greedy on ties

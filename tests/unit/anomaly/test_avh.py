@@ -177,3 +177,16 @@ def test_selection_prefers_cheap_coverage():
     assert {o.candidate for o in chosen} == {"mean", "nulls"}
     with pytest.raises(ParameterError):
         select_constraints(options, 0.0)
+
+
+def test_selection_does_not_let_a_cheap_option_crowd_out_the_narrow_ones():
+    # greedy by coverage per cost takes "wide" first, then fits only one of the narrow
+    # options (3 issues); the best single option covers 2; the two narrow ones cover 4
+    options = [
+        Option("wide", 0.1, frozenset({0})),
+        Option("narrow a", 0.5, frozenset({1, 2})),
+        Option("narrow b", 0.5, frozenset({3, 4})),
+    ]
+    chosen = select_constraints(options, 1.0)
+    assert {o.candidate for o in chosen} == {"narrow a", "narrow b"}
+    assert sum(o.fpr for o in chosen) <= 1.0
