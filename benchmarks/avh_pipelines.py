@@ -50,17 +50,32 @@ text columns included):
   default ``fmdv-vh``) trained on the whole history's values; a tested batch
   is rejected when a column's Fisher drift test fails (alpha 0.01, the
   default) or a column with a pattern is gone;
-* ``redyuk``: today's ``validate-batch`` (exponential smoothing, 90 %
-  interval) on Redyuk's statistics;
+* ``redyuk (validate-batch)``: today's ``validate-batch`` (exponential
+  smoothing, 90 % interval) on Redyuk's statistics;
 * ``deequ-online-normal`` / ``deequ-batch-normal`` (3 standard deviations) and
   ``deequ-rate-of-change`` (ratio to the previous batch within [0.5, 2], a
   hand-set threshold) on every scalar metric AVH records; batch-normal also at
-  6 and 10 standard deviations, to compare recall at a lower false-positive rate.
+  6 and 10 standard deviations; in the matched comparison only, also
+  ``deequ-batch-normal, varying metrics``: BatchNormal without the metrics
+  whose history never varied (a change of one of those is an anomaly at
+  every threshold).
 
 A batch is rejected when any watched metric is anomalous or missing. Reported:
 recall per issue kind, precision, and the observed false-positive rate on
 clean trials with its 95 % Clopper-Pearson interval; "within sampling error"
 means the one-sided binomial test of ``FPR <= delta`` does not reject at 5 %.
+
+Matched comparison: each of these baselines is a threshold family
+(:data:`FAMILIES`; grids :data:`SD_GRID` in standard deviations,
+:data:`RATE_GRID` for accepted ratios ``[1/r, r]``, :data:`CONFIDENCE_GRID`
+for Redyuk's interval). A batch gets one score per family (the largest over
+the watched metrics of how far the value is from the family's expectation in
+its units; infinite for a missing metric), computed once from the batch's
+statistics, so every threshold costs a comparison; the decisions at the
+hand-set thresholds are the strategies' own (``AnomalyDetector``'s, checked
+equal on the trials when this was written). For every AVH program the
+family's recall is reported at the loosest threshold of its grid whose
+observed false positives are at most the program's (:func:`matched`).
 
 Writes ``benchmarks/results/avh_pipelines.json`` and ``.md``.
 """
@@ -70,13 +85,15 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import platform
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from statistics import NormalDist
 from typing import Any
 
 import duckdb
@@ -85,22 +102,16 @@ import pandas as pd
 from scipy import stats
 
 from autovalidate import PatternConstraint, suggest_pattern
-from autovalidate.anomaly import (
-    AnomalyDetector,
-    BatchNormalStrategy,
-    ExponentialSmoothingStrategy,
-    OnlineNormalStrategy,
-    RelativeRateOfChangeStrategy,
-)
 from autovalidate.anomaly.avh_batches import (
     AVH_STATISTICS,
+    SyntheticIssue,
     avh_statistics,
     fit_program,
     synthetic_issues,
     tracked_patterns,
 )
-from autovalidate.anomaly.base import AnomalyDetectionStrategy, DataPoint
 from autovalidate.anomaly.batches import BATCH_STATISTICS
+from autovalidate.anomaly.exponential_smoothing import fit_simple_exponential_smoothing
 from autovalidate.metrics import Metric
 from autovalidate.metrics.codec import analyzer_key
 from autovalidate.repository.base import AnalysisResult, ResultKey
@@ -265,48 +276,185 @@ def _stats(
     return {analyzer_key(a): m for a, m in stats.items()}
 
 
-def _strategies() -> dict[str, tuple[AnomalyDetectionStrategy, tuple[str, ...]]]:
-    every = AVH_STATISTICS
-    return {
-        "redyuk (validate-batch today)": (ExponentialSmoothingStrategy(0.9), BATCH_STATISTICS),
-        "deequ-online-normal (3 sd)": (OnlineNormalStrategy(3.0, 3.0), every),
-        **{
-            f"deequ-batch-normal ({k:g} sd)": (BatchNormalStrategy(k, k), every)
-            for k in (3.0, 6.0, 10.0)
-        },
-        "deequ-rate-of-change [0.5, 2]": (RelativeRateOfChangeStrategy(0.5, 2.0), every),
-    }
+#: Thresholds swept for the matched comparison, loosest (most rejections) first.
+SD_GRID = (
+    1.0,
+    1.5,
+    2.0,
+    2.5,
+    3.0,
+    4.0,
+    5.0,
+    6.0,
+    8.0,
+    10.0,
+    12.0,
+    15.0,
+    20.0,
+    30.0,
+    50.0,
+    100.0,
+    1000.0,
+)
+RATE_GRID = (1.1, 1.25, 1.5, 2.0, 3.0, 5.0, 10.0, 100.0, 1000.0)  # accepted ratios [1/r, r]
+CONFIDENCE_GRID = (0.9, 0.95, 0.99, 0.999, 0.9999, 1 - 1e-6, 1 - 1e-9, 1 - 1e-12)
 
 
-def _forecast_rejects(
-    strategy: AnomalyDetectionStrategy,
-    names: tuple[str, ...],
-    history: list[dict[str, Metric]],
-    new: dict[str, Metric],
-) -> bool:
-    tracked = {
+@dataclass(frozen=True)
+class Family:
+    """A threshold-based baseline, decided at any threshold from one score per batch.
+
+    A batch is rejected at threshold ``t`` iff its score exceeds ``cut(t)``
+    (the score is the largest over the watched metrics; a metric that is
+    missing scores infinity).
+    """
+
+    statistics: tuple[str, ...]
+    grid: tuple[float, ...]  # loosest first
+    hand_set: tuple[float, ...]  # the thresholds the main table reports
+    label: str
+
+    def cut(self, threshold: float) -> float:
+        if self.grid is CONFIDENCE_GRID:  # Redyuk's interval: its half-width in sigmas
+            return NormalDist().inv_cdf(0.5 + threshold / 2)
+        return threshold
+
+    def name(self, family: str, threshold: float) -> str:
+        return f"{family} ({self.label.format(threshold)})"
+
+
+FAMILIES = {
+    "redyuk (validate-batch)": Family(
+        BATCH_STATISTICS, CONFIDENCE_GRID, (0.9,), "{:.12g} interval"
+    ),
+    "deequ-online-normal": Family(AVH_STATISTICS, SD_GRID, (3.0,), "{:g} sd"),
+    "deequ-batch-normal": Family(AVH_STATISTICS, SD_GRID, (3.0, 6.0, 10.0), "{:g} sd"),
+    "deequ-rate-of-change": Family(AVH_STATISTICS, RATE_GRID, (2.0,), "[1/{0:g}, {0:g}]"),
+    # BatchNormal with the metrics that never varied left unwatched (any change of one is an
+    # anomaly at every threshold, which keeps BatchNormal above 0 false positives)
+    "deequ-batch-normal, varying metrics": Family(AVH_STATISTICS, SD_GRID, (), "{:g} sd"),
+}
+
+
+def _tracked(history: list[dict[str, Metric]], names: tuple[str, ...]) -> dict[str, list[float]]:
+    """Each watched metric's series over the history (as ``AnomalyDetector`` is given it)."""
+    keys = {
         k
         for h in history
         for k, m in h.items()
         if m.name in names and isinstance(m.value, (int, float))
     }
-    for key in tracked:
-        series = [
-            DataPoint(t, float(h[key].value))
-            for t, h in enumerate(history)
-            if key in h and isinstance(h[key].value, (int, float))
-        ]  # type: ignore[arg-type]
+    return {
+        k: [float(h[k].value) for h in history if k in h and isinstance(h[k].value, (int, float))]  # type: ignore[arg-type]
+        for k in sorted(keys)
+    }
+
+
+def _batch_normal(series: list[float]) -> Callable[[float], float]:
+    # BatchNormalStrategy: mean and sample deviation of the history; strictly outside is an anomaly
+    n = len(series)
+    mean = sum(series) / n
+    std = math.sqrt(sum((v - mean) ** 2 for v in series) / (n - 1))
+
+    def score(v: float) -> float:
+        if math.isnan(v) or math.isnan(mean) or std == 0.0:
+            return 0.0 if math.isnan(v) or math.isnan(mean) or v == mean else math.inf
+        return abs(v - mean) / std
+
+    return score
+
+
+def _online_normal(series: list[float]) -> Callable[[float], float]:
+    # OnlineNormalStrategy: Welford's running mean and population variance, the new value included
+    mean = sn = 0.0
+    for i, value in enumerate(series):
+        last = mean
+        mean = value if i == 0 else last + (value - last) / (i + 1)
+        sn += (value - last) * (value - mean)
+    n = len(series)
+
+    def score(v: float) -> float:
+        m = mean + (v - mean) / (n + 1)
+        std = math.sqrt((sn + (v - mean) * (v - m)) / (n + 1))
+        if math.isnan(v) or math.isnan(m) or std == 0.0:
+            return 0.0 if math.isnan(v) or math.isnan(m) or v == m else math.inf
+        return abs(v - m) / std
+
+    return score
+
+
+def _rate_of_change(series: list[float]) -> Callable[[float], float]:
+    # RelativeRateOfChangeStrategy on the ratio to the previous value: x/0 is infinite, 0/0 none
+    previous = series[-1]
+
+    def score(v: float) -> float:
+        if previous == 0.0:
+            return 0.0 if v == 0.0 or math.isnan(v) else math.inf
+        ratio = v / previous
+        if math.isnan(ratio):
+            return 0.0
+        return math.inf if ratio <= 0.0 else max(ratio, 1.0 / ratio)
+
+    return score
+
+
+def _smoothing(series: list[float]) -> Callable[[float], float]:
+    # ExponentialSmoothingStrategy: outside forecast +- max(z sigma, 1e-9 max(1, |forecast|))
+    fit = fit_simple_exponential_smoothing(series)
+    floor = 1e-9 * max(1.0, abs(fit.forecast))
+
+    def score(v: float) -> float:
+        off = abs(v - fit.forecast)
+        if math.isnan(off) or math.isnan(fit.sigma):
+            return math.inf
+        if off <= floor:
+            return 0.0
+        return math.inf if fit.sigma == 0.0 else off / fit.sigma
+
+    return score
+
+
+def _undecided(v: float) -> float:
+    # a series of fewer than 3 points is not decided (AnomalyDetector), only checked for presence
+    return 0.0
+
+
+def _batch_normal_varying(series: list[float]) -> Callable[[float], float]:
+    n = len(series)
+    mean = sum(series) / n
+    varies = sum((v - mean) ** 2 for v in series) > 0.0
+    return _batch_normal(series) if varies else _undecided
+
+
+_SCORERS = {
+    "redyuk (validate-batch)": _smoothing,
+    "deequ-online-normal": _online_normal,
+    "deequ-batch-normal": _batch_normal,
+    "deequ-rate-of-change": _rate_of_change,
+    "deequ-batch-normal, varying metrics": _batch_normal_varying,
+}
+
+
+def _scorers(history: list[dict[str, Metric]]) -> dict[str, dict[str, Callable[[float], float]]]:
+    """Per family, each watched metric's score function, fitted once per history."""
+    out = {}
+    for family, f in FAMILIES.items():
+        series = _tracked(history, f.statistics)
+        out[family] = {
+            k: _SCORERS[family](s) if len(s) >= 3 else _undecided for k, s in series.items()
+        }
+    return out
+
+
+def _score(scorers: dict[str, Callable[[float], float]], new: dict[str, Metric]) -> float:
+    """The batch's score: the largest of its metrics' (infinite when one is missing)."""
+    worst = 0.0
+    for key, score in scorers.items():
         m = new.get(key)
         if m is None or m.error is not None or not isinstance(m.value, (int, float)):
-            return True
-        if len(series) < 3:
-            continue
-        result = AnomalyDetector(strategy).is_new_point_anomalous(
-            series, DataPoint(len(history), float(m.value))
-        )
-        if result.points[-1][1].is_anomaly:
-            return True
-    return False
+            return math.inf
+        worst = max(worst, score(float(m.value)))
+    return worst
 
 
 def _patterns(history: pd.DataFrame) -> dict[str, PatternConstraint]:
@@ -330,48 +478,77 @@ def _patterns_reject(patterns: dict[str, PatternConstraint], frame: pd.DataFrame
     return False
 
 
-def run_trial(trial: Trial, issue_rng: np.random.Generator) -> list[dict[str, Any]]:
+@dataclass
+class Prepared:
+    """A trial's statistics, each computed once and shared by every method and threshold."""
+
+    pipeline: str
+    rep: int
+    history: list[dict[str, Metric]]
+    issues: list[SyntheticIssue]
+    cases: list[tuple[str, str, dict[str, Metric], bool]]  # kind, column, statistics, patterns
+
+
+def prepare(trial: Trial, issue_rng: np.random.Generator) -> Prepared:
+    """Inject the issues and compute every statistic of the trial (the slow part)."""
     numeric = _numeric_columns(pd.concat(trial.history, ignore_index=True))
     # as record_avh_batch: the first batch's text columns get their patterns, kept after
     first = _stats(trial.history[0], numeric, learn=True)
     learned = tracked_patterns([AnalysisResult(ResultKey("p", 0), first)])
     history = [first] + [_stats(b, numeric, learned) for b in trial.history[1:]]
-    results = [AnalysisResult(ResultKey("p", t), h) for t, h in enumerate(history)]
     issues = synthetic_issues(trial.history[-1], numeric_columns=numeric, patterns=learned)
-    programs = {
-        f"{prefix}@{d}": fit_program(results, None, d, issues=issues, zero_variance=zv)  # type: ignore[arg-type]
-        for prefix, zv in TREATMENTS.items()
-        for d in DELTAS
-    }
     patterns = _patterns(pd.concat(trial.history, ignore_index=True))
-    strategies = _strategies()
-    rows = []
-    cases: list[tuple[str, str, pd.DataFrame]] = []
+    frames: list[tuple[str, str, pd.DataFrame]] = []
     for i, batch in enumerate(trial.tested):
         kind = KINDS[(i + trial.rep) % len(KINDS)]
         broken, column = inject(batch, kind, issue_rng)
-        cases += [("clean", "", batch), (kind, column, broken)]
-    cases += [("dirty rows (Redyuk et al. flights)", "", d) for d in trial.dirty]
-    for kind, column, frame in cases:
-        new = _stats(frame, numeric, learned)
+        frames += [("clean", "", batch), (kind, column, broken)]
+    frames += [("dirty rows (Redyuk et al. flights)", "", d) for d in trial.dirty]
+    cases = [
+        (kind, column, _stats(frame, numeric, learned), _patterns_reject(patterns, frame))
+        for kind, column, frame in frames
+    ]
+    return Prepared(trial.pipeline, trial.rep, history, issues, cases)
+
+
+def _finite_or_none(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
+def decide(prep: Prepared) -> list[dict[str, Any]]:
+    """Every method's decision on every case of a prepared trial, and each family's score."""
+    history = prep.history
+    results = [AnalysisResult(ResultKey("p", t), h) for t, h in enumerate(history)]
+    programs = {
+        f"{prefix}@{d}": fit_program(results, None, d, issues=prep.issues, zero_variance=zv)  # type: ignore[arg-type]
+        for prefix, zv in TREATMENTS.items()
+        for d in DELTAS
+    }
+    scorers = _scorers(history)
+    rows = []
+    for kind, column, new, patterns_reject in prep.cases:
         decisions = {name: p.rejects(new, history[-1]) for name, p in programs.items()}
-        for name, (strategy, names) in strategies.items():
-            decisions[name] = _forecast_rejects(strategy, names, history, new)
-        decisions["autovalidate-patterns"] = _patterns_reject(patterns, frame)
+        scores = {family: _score(s, new) for family, s in scorers.items()}
+        for family, f in FAMILIES.items():
+            for t in f.hand_set:
+                decisions[f.name(family, t)] = scores[family] > f.cut(t)
+        decisions["autovalidate-patterns"] = patterns_reject
         rows.append(
             {
-                "pipeline": trial.pipeline,
-                "rep": trial.rep,
+                "pipeline": prep.pipeline,
+                "rep": prep.rep,
                 "kind": kind,
                 "column": column,
                 "rejected": decisions,
+                # null: rejected at every threshold (a watched metric is missing or left a constant)
+                "scores": {k: _finite_or_none(v) for k, v in scores.items()},
             }
         )
     for name, p in programs.items():
         rows.append(
             {
-                "pipeline": trial.pipeline,
-                "rep": trial.rep,
+                "pipeline": prep.pipeline,
+                "rep": prep.rep,
                 "program": name,
                 "constraints": len(p.constraints),
                 "fpr_bound": p.fpr_bound,
@@ -424,6 +601,41 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def matched(rows: list[dict[str, Any]], summary: dict[str, Any]) -> dict[str, Any]:
+    """Each family's recall at the loosest grid threshold whose observed FPR is at most AVH's.
+
+    For every AVH program (``avh@delta``, ``avh-plugin@delta``) and every
+    family of :data:`FAMILIES`: walking the family's grid from its loosest
+    threshold, the first whose false positives on the clean trials are at
+    most the program's (``reached``); when no threshold of the grid gets
+    there, the strictest one, with ``reached`` false.
+    """
+    cases = [r for r in rows if "kind" in r]
+    clean = [r["scores"] for r in cases if r["kind"] == "clean"]
+    bad = [r["scores"] for r in cases if r["kind"] != "clean"]
+
+    def rejected(scores: list[dict[str, float | None]], family: str, cut: float) -> int:
+        return sum(1 for s in scores if s[family] is None or s[family] > cut)
+
+    out: dict[str, Any] = {}
+    for program in (m for m in summary if m.startswith("avh")):
+        target = summary[program]["false_positives"]
+        entry: dict[str, Any] = {}
+        for family, f in FAMILIES.items():
+            fps = [rejected(clean, family, f.cut(t)) for t in f.grid]
+            at = next((i for i, fp in enumerate(fps) if fp <= target), len(fps) - 1)
+            t = f.grid[at]
+            entry[family] = {
+                "reached": fps[at] <= target,
+                "threshold": t,
+                "false_positives": fps[at],
+                "fpr": fps[at] / len(clean),
+                "recall": rejected(bad, family, f.cut(t)) / len(bad),
+            }
+        out[program] = entry
+    return out
+
+
 def _commit() -> str:
     return subprocess.run(
         ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True
@@ -468,6 +680,38 @@ def render(doc: dict[str, Any]) -> str:
         lines.append(
             f"| {m} | " + " | ".join(f"{e['recall_by_kind'][k]:.2f}" for k in kinds) + " |"
         )
+    n = next(iter(s.values()))["clean_trials"]
+    lines += [
+        "",
+        "Matched false-positive rate: each baseline at the loosest threshold of its grid whose "
+        f"observed FPR on the {n} clean batches is at most the AVH program's "
+        '(recall, threshold, false positives; "not reached": no threshold of the grid gets '
+        "there, the strictest one shown; grids: "
+        + "; ".join(
+            f"{family} " + ", ".join(f.label.format(t) for t in f.grid)
+            for family, f in FAMILIES.items()
+        )
+        + "):",
+        "",
+        "| AVH program | its FPR | its recall | " + " | ".join(FAMILIES) + " |",
+        "|---|---:|---:|" + "---|" * len(FAMILIES),
+    ]
+    for program, entry in doc["matched"].items():
+        e = s[program]
+        cells = []
+        for family, f in FAMILIES.items():
+            m = entry[family]
+            at = f"{f.label.format(m['threshold'])}; {m['false_positives']}/{n}"
+            cells.append(
+                f"{m['recall']:.2f} ({at})"
+                if m["reached"]
+                else f"not reached (strictest, {at}: recall {m['recall']:.2f})"
+            )
+        lines.append(
+            f"| {program} | {e['fpr']:.3f} ({e['false_positives']}/{n}) | {e['recall']:.2f} | "
+            + " | ".join(cells)
+            + " |"
+        )
     progs = [r for r in doc["rows"] if "program" in r]
     lines += [
         "",
@@ -493,7 +737,19 @@ def main(argv: list[str] | None = None) -> int:
         "--write-batches", type=Path, help="Write nycflights' first weeks as CSVs here."
     )
     parser.add_argument("--days", type=int, default=8, help="With --write-batches: how many.")
+    parser.add_argument(
+        "--rerender",
+        action="store_true",
+        help="Summarize the rows of the results JSON again and rewrite its report (no run).",
+    )
     args = parser.parse_args(argv)
+    if args.rerender:
+        doc = json.loads((RESULTS / "avh_pipelines.json").read_text())
+        doc["summary"] = summarize(doc["rows"])
+        doc["matched"] = matched(doc["rows"], doc["summary"])
+        (RESULTS / "avh_pipelines.json").write_text(json.dumps(doc, indent=1) + "\n")
+        (RESULTS / "avh_pipelines.md").write_text(render(doc))
+        return 0
     if args.write_batches:
         args.write_batches.mkdir(parents=True, exist_ok=True)
         for i, week in enumerate(nyc_weeks()[: args.days]):
@@ -506,8 +762,9 @@ def main(argv: list[str] | None = None) -> int:
     for trial in trials(args.reps, args.tables):
         if trial.pipeline not in pipelines:
             pipelines.append(trial.pipeline)
-        rows += run_trial(trial, rng)
+        rows += decide(prepare(trial, rng))
         print(f"{trial.pipeline} rep {trial.rep}: {time.time() - start:.0f} s", file=sys.stderr)
+    summary = summarize(rows)
     doc = {
         "commit": _commit(),
         "finished": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
@@ -517,10 +774,12 @@ def main(argv: list[str] | None = None) -> int:
             "tables": args.tables,
             "deltas": DELTAS,
             "zero_variance": TREATMENTS,
+            "grids": {family: f.grid for family, f in FAMILIES.items()},
         },
         "machine": {"python": sys.version.split()[0], "platform": platform.platform()},
         "pipelines": pipelines,
-        "summary": summarize(rows),
+        "summary": summary,
+        "matched": matched(rows, summary),
         "rows": rows,
     }
     RESULTS.mkdir(exist_ok=True)

@@ -34,12 +34,16 @@ The method, as implemented here:
    A history without variation (``s == 0``: a column always complete, batches
    of a fixed size) has two documented treatments (``zero_variance``):
 
-   * ``"rank"`` (the default): no moment bound at all; its constraint "stay
-     within [min, max] of the history" has the exchangeability bound
-     ``P(X outside [min, max]) <= 2 / (n + 1)`` (one-sided ``1 / (n + 1)``),
-     which needs no estimate (:func:`rank_fpr`). Not in the paper; it keeps
-     the product's promise, but at ``delta < 1 / (n + 1)`` such a metric
-     cannot be watched.
+   * ``"rank"`` (the default): no moment bound at all, only bounds that need
+     no estimate. A history of exactly equal values gets the constraint "stays
+     equal" with the bound ``(n - 1)**(n - 1) / n**n`` (about ``1 / (e n)``;
+     :func:`constant_fpr`), which holds when the batches are exchangeable
+     without end (independent and identically distributed, or a mixture of
+     such); a history that varies by rounding only gets "stays within [min,
+     max]" with the exchangeability bound ``P(X outside [min, max]) <= 2 / (n
+     + 1)`` (one-sided ``1 / (n + 1)``; :func:`rank_fpr`). Neither is in the
+     paper; they keep the product's promise, but at ``delta`` below them
+     (0.0150 for ``n = 25``) such a metric cannot be watched.
    * ``"plugin"``: the plug-in estimate taken literally. AVH §3 (its
      Chebyshev, Cantelli and CLT bounds) computes the bounds from the
      history's mean and standard deviation; no correction for their
@@ -95,6 +99,7 @@ __all__ = [
     "ZeroVariance",
     "cantelli_fpr",
     "chebyshev_fpr",
+    "constant_fpr",
     "difference",
     "fit_interval",
     "js_divergence",
@@ -110,7 +115,7 @@ __all__ = [
 Side = Literal["both", "upper", "lower"]
 
 #: The bounds :func:`fit_interval` can use.
-BOUNDS = ("chebyshev", "cantelli", "clt", "rank", "plugin")
+BOUNDS = ("chebyshev", "cantelli", "clt", "rank", "constant", "plugin")
 
 #: Treatments of a history without variation (see the module docstring).
 ZeroVariance = Literal["rank", "plugin"]
@@ -219,6 +224,45 @@ def rank_fpr(n: int, side: Side = "both") -> float:
     return min(1.0, (2.0 if side == "both" else 1.0) / (n + 1))
 
 
+def constant_fpr(n: int) -> float:
+    """Bound for "equals the value that ``n`` past values all had" (exchangeable batches).
+
+    For independent, identically distributed values whose atoms have
+    probabilities ``p_a``, the chance that ``n`` values are all equal and the
+    next differs is ``sum_a p_a**n (1 - p_a) <= sum_a p_a * max_p p**(n-1) (1 - p)
+    <= (n - 1)**(n - 1) / n**n`` (the maximum is at ``p = 1 - 1/n``; about
+    ``1 / (e n)``). A sequence of batches that is exchangeable without end is a
+    mixture of such sequences (de Finetti's theorem), and the bound, holding for
+    every component, holds for the mixture. It is a bound on the joint
+    probability "the history was constant and the next value differs", so it
+    prices the constraint that is only ever made from a constant history.
+    The premise is the one of the other bounds here, applied to the
+    constrained series (values, differences or distances): its next value is
+    exchangeable with the past ones, and so on for every later batch. Smaller
+    than the one-sided rank bound :func:`rank_fpr` for every ``n >= 2``; not in
+    the paper.
+
+    Returns
+    -------
+    float
+        The bound, a fraction in (0, 1]: 0.0150 for ``n = 25``, 0.0125 for ``n = 30``;
+        it is at most 0.01 from ``n = 38`` on.
+
+    Raises
+    ------
+    ParameterError
+        If ``n < 1``.
+
+    References
+    ----------
+    de Finetti's theorem: Aldous, "Exchangeability and related topics", École
+    d'été de probabilités de Saint-Flour XIII (1983), Springer LNM 1117, 1985, §3.
+    """
+    if n < 1:
+        raise ParameterError(f"n must be >= 1, got {n}")
+    return 1.0 if n == 1 else (1.0 - 1.0 / n) ** (n - 1) / n
+
+
 def _k_for(fpr: float, bound: str, side: Side) -> float:
     if bound == "clt":
         return float(stats.norm.isf(fpr / 2 if side == "both" else fpr))
@@ -239,13 +283,13 @@ class Interval:
         Upper bound on the probability that a clean next value falls outside,
         a fraction in [0, 1] (an approximation for ``bound="clt"``).
     bound
-        ``"chebyshev"``, ``"cantelli"``, ``"clt"``, ``"rank"`` or ``"plugin"``.
+        ``"chebyshev"``, ``"cantelli"``, ``"clt"``, ``"rank"``, ``"constant"`` or ``"plugin"``.
     side
         ``"both"``, ``"upper"`` (only an upper limit) or ``"lower"``.
     center, scale, k
         The history's mean, the estimated standard deviation of a next value
         around it, and the interval's half-width in those units (``k`` is
-        ``None`` for the rank bound).
+        ``None`` for the rank, constant and plug-in bounds).
     """
 
     lower: float
@@ -284,8 +328,9 @@ def fit_interval(
         Use the normal approximation instead (only for averages).
     zero_variance
         For a history without variation: ``"rank"`` (``[min, max]`` of the
-        history with the rank bound :func:`rank_fpr`, whatever ``fpr`` asked
-        for; the caller compares) or ``"plugin"`` (the paper's plug-in
+        history, whatever ``fpr`` asked for, the caller compares; with the
+        bound :func:`constant_fpr` when its values are exactly equal and
+        ``n >= 2``, else the rank bound :func:`rank_fpr`) or ``"plugin"`` (the paper's plug-in
         estimate ``sigma = 0``: the range ``[mu, mu]`` at the requested
         ``fpr``, bound ``"plugin"``; not a guarantee, see the module docstring).
 
@@ -330,11 +375,12 @@ def fit_interval(
                 0.0,
                 None,
             )
+        exact = lo == hi and n >= 2  # exactly constant: priced by constant_fpr
         return Interval(
             lo if side != "upper" else -math.inf,
             hi if side != "lower" else math.inf,
-            rank_fpr(n, side),
-            "rank",
+            constant_fpr(n) if exact else rank_fpr(n, side),
+            "constant" if exact else "rank",
             side,
             mu,
             0.0,
@@ -498,6 +544,12 @@ def select_constraints(options: Sequence[Option], delta: float) -> list[Option]:
     covered issues per unit of budget, one option per candidate, compared with
     the single feasible option covering most: a ``(1 - 1/e) / 2``
     approximation of budgeted maximum coverage (Khuller, Moss & Naor 1999).
+    The greedy prefers cheap options (wide ranges) and can spend the budget
+    on them before the costlier, narrower options that catch milder issues
+    fit; so it is also run on the options costing at least ``c``, for every
+    cost ``c`` of a feasible option, and the run covering most is returned
+    (the unrestricted greedy on ties). Taking the best of more feasible
+    solutions keeps the guarantee.
 
     Parameters
     ----------
@@ -518,10 +570,17 @@ def select_constraints(options: Sequence[Option], delta: float) -> list[Option]:
         If ``delta`` is outside (0, 1].
     """
     _check_fraction("delta", delta)
-    greedy = _greedy(options, delta)
     feasible = [o for o in options if o.fpr <= delta + 1e-12 and o.covers]
     if not feasible:
-        return greedy
-    single = max(feasible, key=lambda o: (len(o.covers), -o.fpr, o.candidate))
-    covered = set().union(*(o.covers for o in greedy)) if greedy else set()
-    return [single] if len(single.covers) > len(covered) else greedy
+        return []
+    runs = [_greedy(options, delta)]
+    # the greedy favours cheap (wide) options and can spend the budget on gross issues
+    # only; runs restricted to the costlier options are candidates too
+    for floor in sorted({o.fpr for o in feasible}, reverse=True):
+        runs.append(_greedy([o for o in feasible if o.fpr >= floor], delta))
+    runs.append([max(feasible, key=lambda o: (len(o.covers), -o.fpr, o.candidate))])
+
+    def coverage(run: list[Option]) -> int:
+        return len(set().union(*(o.covers for o in run))) if run else 0
+
+    return max(runs, key=coverage)  # the first of the best: the unrestricted greedy on ties

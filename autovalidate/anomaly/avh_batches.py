@@ -37,7 +37,10 @@ from a metrics repository:
   A candidate at a bound *covers* an issue when the issue's statistic falls
   outside its interval (or cannot be computed any more).
 * **Program** (:func:`fit_program`): :func:`~autovalidate.anomaly.avh.select_constraints`
-  under ``delta``. The false-positive bound rests only on the history; the
+  under ``delta``; the budget the selection leaves unspent is then shared
+  among the chosen constraints whose range narrows with budget (Chebyshev,
+  Cantelli, CLT), each bound scaled by one factor, so that the bounds sum to
+  ``delta``. The false-positive bound rests only on the history; the
   synthetic issues only steer which constraints spend the budget.
 * **Decision** (:func:`validate_batch_avh`): the batch is accepted iff every
   constraint of the program holds; a program is saved and loaded as JSON
@@ -825,6 +828,35 @@ class AVHProgram:
         return cls.from_dict(doc)
 
 
+#: Bounds whose interval narrows when given more of the budget.
+_ADJUSTABLE = ("chebyshev", "cantelli", "clt")
+
+
+def _spend(
+    fitted: list[Interval], histories: list[tuple[float, ...]], delta: float
+) -> list[Interval]:
+    """The chosen intervals refitted so that their bounds use all of ``delta``.
+
+    The selection stops when no option within the rest of the budget covers
+    a synthetic issue not yet covered, often with budget left. The bounds of
+    the chosen intervals that narrow with more budget (Chebyshev, Cantelli,
+    CLT) are all scaled by one factor so that the program's bounds sum to
+    ``delta`` (less a relative 1e-9 for rounding): each interval is narrower,
+    covers every issue it covered, and the union bound still holds.
+    """
+    spare = delta - sum(i.fpr for i in fitted)
+    total = sum(i.fpr for i in fitted if i.bound in _ADJUSTABLE)
+    if spare <= 0 or total <= 0:
+        return fitted
+    scale = (1 + spare / total) * (1 - 1e-9)
+    return [
+        fit_interval(h, min(1.0, i.fpr * scale), side=i.side, clt=i.bound == "clt")
+        if i.bound in _ADJUSTABLE
+        else i
+        for i, h in zip(fitted, histories, strict=True)
+    ]
+
+
 def fit_program(
     history: Sequence[AnalysisResult],
     reference: pd.DataFrame | None,
@@ -865,7 +897,9 @@ def fit_program(
     Returns
     -------
     AVHProgram
-        Its bounds sum to at most ``delta``.
+        Its bounds sum to at most ``delta`` (to ``delta`` when a chosen
+        constraint has a Chebyshev, Cantelli or CLT bound: the budget the
+        selection leaves narrows those, see the module docstring).
 
     Raises
     ------
@@ -914,14 +948,21 @@ def fit_program(
             )
             intervals[(key, interval.fpr)] = interval
             options.append(Option(key, interval.fpr, covers))
-            if interval.bound == "rank":
+            if interval.bound in ("rank", "constant"):  # a price that does not depend on fpr
                 break
     chosen = select_constraints(options, delta)
+    fitted = [intervals[(o.candidate, o.fpr)] for o in chosen]
+    fitted = _spend(fitted, [by_key[o.candidate][0].history for o in chosen], delta)
     constraints = tuple(
-        AVHConstraint(by_key[o.candidate][0], intervals[(o.candidate, o.fpr)], o.fpr / delta)
-        for o in chosen
+        AVHConstraint(by_key[o.candidate][0], i, i.fpr / delta)
+        for o, i in zip(chosen, fitted, strict=True)
     )
-    covered = set().union(*(o.covers for o in chosen)) if chosen else set()
+    covered = {
+        k
+        for o, i in zip(chosen, fitted, strict=True)
+        for k, v in enumerate(_value_of(by_key[o.candidate][0], x, last) for x in observed)
+        if v is None or not i.contains(v)
+    }
     kinds: dict[str, tuple[int, int]] = {}
     for i, issue in enumerate(issues):
         caught, total = kinds.get(issue.kind, (0, 0))

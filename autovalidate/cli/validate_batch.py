@@ -106,7 +106,8 @@ def validate_batch_command(
         "rank",
         "--zero-variance",
         help="With --strategy avh: how a metric that never varied in the history is bounded: "
-        "rank (1/(n+1) one-sided, a bound that holds; the default) or plugin (sample "
+        "rank (bounds that hold: 'stays equal' costs (n-1)^(n-1)/n^n, about 1/(e n), for n "
+        "equal values; the default) or plugin (sample "
         "deviation 0 taken at face value: 'stays equal' at any bound; not a guarantee).",
     ),
     program: Path = typer.Option(

@@ -14,6 +14,7 @@ from autovalidate.anomaly.avh import (
     Option,
     cantelli_fpr,
     chebyshev_fpr,
+    constant_fpr,
     difference,
     fit_interval,
     js_divergence,
@@ -65,11 +66,42 @@ def test_chebyshev_holds_on_heavy_tailed_clean_values(seed, fpr):
     assert rate <= fpr + 3 * math.sqrt(fpr * (1 - fpr) / fresh.size) + 0.01
 
 
-def test_a_constant_history_gets_the_rank_bound():
+def test_a_constant_history_gets_the_constant_bound_and_a_rounding_one_the_rank_bound():
     interval = fit_interval([1.0] * 9, 0.01)
-    assert (interval.lower, interval.upper, interval.bound) == (1.0, 1.0, "rank")
-    assert interval.fpr == pytest.approx(0.2)
+    assert (interval.lower, interval.upper, interval.bound) == (1.0, 1.0, "constant")
+    assert interval.fpr == pytest.approx((8 / 9) ** 8 / 9)
     assert not interval.contains(0.99)
+    # values equal up to rounding are no evidence of a constant: only the rank bound holds
+    rounding = fit_interval([1.0] * 8 + [1.0 + 1e-15], 0.01)
+    assert (rounding.bound, rounding.fpr) == ("rank", pytest.approx(0.2))
+    assert constant_fpr(25) == pytest.approx(0.01502, abs=1e-5)
+    assert constant_fpr(37) > 0.01 >= constant_fpr(38)
+    assert all(constant_fpr(n) < rank_fpr(n, "upper") for n in range(2, 200))
+    with pytest.raises(ParameterError):
+        constant_fpr(0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 60), st.lists(st.floats(0.0, 1.0), min_size=1, max_size=5))
+def test_the_constant_bound_holds_for_every_iid_distribution(n, weights):
+    # atoms with probabilities p_a (the rest continuous): P(n equal, next differs) exactly
+    total = sum(weights) + 1e-9
+    p = [w / total for w in weights]
+    exact = sum(q**n * (1 - q) for q in p)
+    assert exact <= constant_fpr(n) + 1e-15
+
+
+def test_the_constant_bound_is_nearly_reached_and_holds_for_the_fitted_constraint():
+    # the worst case: a metric that keeps its value with probability 1 - 1/n
+    n, rng = 12, np.random.default_rng(5)
+    draws = rng.random((20_000, n + 1)) < 1 / n  # True: the metric moved
+    alarms = 0
+    for row in draws:
+        values = np.where(row, 2.0, 1.0)
+        interval = fit_interval(values[:n], 0.01)
+        alarms += interval.bound == "constant" and not interval.contains(values[n])
+    rate = alarms / len(draws)
+    assert 0.8 * constant_fpr(n) <= rate <= constant_fpr(n) + 3 * math.sqrt(0.04 / len(draws))
 
 
 def test_the_plugin_treatment_prices_a_constant_history_at_the_requested_fpr():
@@ -145,3 +177,16 @@ def test_selection_prefers_cheap_coverage():
     assert {o.candidate for o in chosen} == {"mean", "nulls"}
     with pytest.raises(ParameterError):
         select_constraints(options, 0.0)
+
+
+def test_selection_does_not_let_a_cheap_option_crowd_out_the_narrow_ones():
+    # greedy by coverage per cost takes "wide" first, then fits only one of the narrow
+    # options (3 issues); the best single option covers 2; the two narrow ones cover 4
+    options = [
+        Option("wide", 0.1, frozenset({0})),
+        Option("narrow a", 0.5, frozenset({1, 2})),
+        Option("narrow b", 0.5, frozenset({3, 4})),
+    ]
+    chosen = select_constraints(options, 1.0)
+    assert {o.candidate for o in chosen} == {"narrow a", "narrow b"}
+    assert sum(o.fpr for o in chosen) <= 1.0

@@ -62,8 +62,12 @@ def test_the_program_spends_at_most_its_budget_and_is_pinnable(growing, tmp_path
     repo, rng = growing
     history = repo.load().for_dataset("o").get()
     program = fit_program(history, batch(rng, 440), delta)
-    assert program.constraints and program.fpr_bound <= delta + 1e-12
-    assert sum(c.share for c in program.constraints) <= 1 + 1e-9
+    assert program.constraints and program.fpr_bound <= delta
+    assert sum(c.share for c in program.constraints) <= 1
+    # the budget the selection leaves is spent narrowing the intervals that can narrow
+    bounds = {c.interval.bound for c in program.constraints}
+    if bounds & {"chebyshev", "cantelli"}:
+        assert program.fpr_bound == pytest.approx(delta, rel=1e-6)
     assert 0 < program.covered <= program.issues
     path = tmp_path / "program.json"
     path.write_text(program.to_json())
@@ -212,7 +216,7 @@ def test_a_format_change_lowers_the_conformance_to_the_pattern_learned_first(gro
     stats = avh_statistics(changed, numeric_columns=["price"], patterns=patterns)
     share = {m.instance: m.value for m in stats.values() if m.name == "PatternConformance"}
     assert share["status"] == 1.0 and share["code"] < 0.01
-    # with 12 batches the rank bound of "stays conforming" is 1/12 (one-sided): within 0.1
+    # with 12 batches "stays conforming" costs the constant bound (11/12)**11 / 12 = 0.032
     program = fit_program(history, batch(rng, 200), 0.1)
     kinds = program.issue_kinds
     assert kinds["format change"][0] > 0
