@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 import autovalidate.anomaly.batches as batches
 from autovalidate.cli import app
+from autovalidate.metrics.codec import analyzer_key
 from autovalidate.repository import open_repository
 from autovalidate.repository.duckdb import DuckDBMetricsRepository
 
@@ -54,6 +55,7 @@ def test_record_reuses_the_decisions_statistics_and_history(
     recorded, earlier = history[-1].metrics, history[-2].metrics
     assert set(recorded) == set(earlier)
     expected = batches.batch_statistics(str(again))
-    assert {str(a): m.value for a, m in recorded.items()} == {
-        str(a): m.value for a, m in expected.items() if m.error is None
+    # a recorded history is keyed by each analyzer's codec key, not its SQL text
+    assert {key: m.value for key, m in recorded.items()} == {
+        analyzer_key(a): m.value for a, m in expected.items() if m.error is None
     }
