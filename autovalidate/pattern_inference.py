@@ -23,7 +23,13 @@ if TYPE_CHECKING:
     from autovalidate.index.reader import PatternIndex
     from autovalidate.pattern_constraint import PatternConstraint
 
-__all__ = ["NoPatternReason", "PatternSuggestion", "infer_pattern", "suggest_pattern"]
+__all__ = [
+    "NoPatternReason",
+    "PatternSuggestion",
+    "infer_pattern",
+    "solver_params",
+    "suggest_pattern",
+]
 
 _DEFAULTS = SolverParams()
 
@@ -206,9 +212,9 @@ def suggest_pattern(
     ----------
     Song & He, SIGMOD 2021, §2.3-§4.
     """
-    params = SolverParams(
-        max_fpr=r,
-        min_cov=m,
+    params = solver_params(
+        r=r,
+        m=m,
         theta=theta,
         tau=tau,
         objective=objective,
@@ -228,6 +234,38 @@ def suggest_pattern(
         null_tokens=null_tokens,
         max_values=max_values,
     ).constraint
+
+
+def solver_params(
+    *,
+    r: float = _DEFAULTS.max_fpr,
+    m: int = _DEFAULTS.min_cov,
+    theta: float = _DEFAULTS.theta,
+    tau: int = _DEFAULTS.tau,
+    objective: str = _DEFAULTS.objective,
+    condition: bool = _DEFAULTS.condition,
+    max_shortfall: float = _DEFAULTS.max_shortfall,
+    generalize: bool = _DEFAULTS.generalize,
+    max_position_risk: float = _DEFAULTS.max_position_risk,
+) -> SolverParams:
+    """:class:`SolverParams` from :func:`suggest_pattern`'s keyword names: the one place they map.
+
+    ``r`` is ``max_fpr`` (a fraction in [0, 1]) and ``m`` is ``min_cov`` (in
+    corpus columns), the paper's symbols (Song & He 2021, Eq. 6-7); the
+    others keep their names. Range errors are raised when the solver checks
+    the parameters (:class:`~autovalidate.errors.ParameterError`).
+    """
+    return SolverParams(
+        max_fpr=r,
+        min_cov=m,
+        theta=theta,
+        tau=tau,
+        objective=objective,
+        condition=condition,
+        max_shortfall=max_shortfall,
+        generalize=generalize,
+        max_position_risk=max_position_risk,
+    )
 
 
 @dataclass(frozen=True)

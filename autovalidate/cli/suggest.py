@@ -24,7 +24,12 @@ from autovalidate.cli.common import (
     write_atomically,
     wrote,
 )
-from autovalidate.pattern_inference import MAX_VALUES, NoPatternReason, infer_pattern
+from autovalidate.pattern_inference import (
+    MAX_VALUES,
+    NoPatternReason,
+    infer_pattern,
+    solver_params,
+)
 from autovalidate.solver.fmdv import METHODS, SolverParams
 from autovalidate.wording import counted
 
@@ -145,13 +150,8 @@ def suggest(
     with local_input(file) as path, reading(path):
         require_rows(path, path)
         if column is not None:
-            params = SolverParams(
-                max_fpr=r,
-                min_cov=m,
-                theta=theta,
-                tau=tau,
-                objective=objective,
-                max_shortfall=max_shortfall,
+            params = solver_params(
+                r=r, m=m, theta=theta, tau=tau, objective=objective, max_shortfall=max_shortfall
             )
             _suggest_pattern(
                 path, column, index, params, method, max_values or None, out, as_json, html
