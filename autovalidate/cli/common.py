@@ -36,6 +36,7 @@ __all__ = [
     "fail_line",
     "handle_errors",
     "local_input",
+    "parse_pairs",
     "parse_rename",
     "print_json",
     "progress",
@@ -363,14 +364,28 @@ def parse_rename(pairs: list[str]) -> dict[str, str]:
     ParameterError
         If a pair has no ``=`` or an empty side, or a suite column is renamed twice.
     """
+    return parse_pairs("--rename", pairs, "SUITE_COLUMN=FILE_COLUMN", "column {!r} renamed twice")
+
+
+def parse_pairs(option: str, pairs: list[str], form: str, twice: str) -> dict[str, str]:
+    """An option's ``LEFT=RIGHT`` values as a dict, in order.
+
+    ``form`` spells the expected value in the error (``NAME=PATH``); ``twice``
+    formats the error for a left side given twice (``{!r}`` is that side).
+
+    Raises
+    ------
+    ParameterError
+        If a pair has no ``=`` or an empty side, or a left side is given twice.
+    """
     mapping: dict[str, str] = {}
     for pair in pairs:
-        suite_column, sep, file_column = pair.partition("=")
-        if not (sep and suite_column and file_column):
-            raise ParameterError(f"--rename {pair!r}: expected SUITE_COLUMN=FILE_COLUMN")
-        if suite_column in mapping:
-            raise ParameterError(f"--rename: column {suite_column!r} renamed twice")
-        mapping[suite_column] = file_column
+        left, sep, right = pair.partition("=")
+        if not (sep and left and right):
+            raise ParameterError(f"{option} {pair!r}: expected {form}")
+        if left in mapping:
+            raise ParameterError(f"{option}: " + twice.format(left))
+        mapping[left] = right
     return mapping
 
 

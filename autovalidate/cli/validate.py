@@ -15,6 +15,7 @@ from autovalidate.cli.common import (
     console,
     handle_errors,
     local_input,
+    parse_pairs,
     parse_rename,
     print_json,
     reading,
@@ -144,18 +145,10 @@ def _read_references(pairs: list[str]) -> dict[str, Any]:
     DataSourceError
         If a file cannot be read.
     """
-    from autovalidate.errors import ParameterError
     from autovalidate.io import read_table
 
-    tables: dict[str, Any] = {}
-    for pair in pairs:
-        name, sep, path = pair.partition("=")
-        if not (sep and name and path):
-            raise ParameterError(f"--reference {pair!r}: expected NAME=PATH")
-        if name in tables:
-            raise ParameterError(f"--reference: {name!r} given twice")
-        tables[name] = read_table(path)
-    return tables
+    paths = parse_pairs("--reference", pairs, "NAME=PATH", "{!r} given twice")
+    return {name: read_table(path) for name, path in paths.items()}
 
 
 #: Widest the check column gets, and narrowest the constraint column, in characters.
