@@ -33,6 +33,14 @@ as the training part, the rest as later data), two statistics:
   signature the training part never showed, keyed by the training part's
   distinct values (the same strata), its number of signatures (1, 2-3, 4+)
   and whether its most frequent signature has a space (words).
+* **Signature statistics.** The shape statistics again, per column, keyed
+  also by the training part's most frequent signature itself
+  (:func:`signature`, ``D-D-D D:D:D`` for a timestamp): what the shape
+  statistics' strata average over. A timestamp and a two-word name share a
+  stratum (spaced, one training text), yet on the shared lake the first keeps
+  its shape and the second often does not. :meth:`GeneralizationStats.shape_risk`
+  backs off from the signature to its class (letters or not, spaced or not)
+  to the stratum, each level a standardized ratio shrunk toward its parent.
 * **Repetition statistics.** Per column and separator character (a symbol
   other than a space whose number of occurrences varies between training
   values: the ``_`` of ``a_b``, ``a_b_c``), the share of later values where it
@@ -41,7 +49,7 @@ as the training part, the rest as later data), two statistics:
   grows past what its first tenth showed. Keyed by the training's largest number of occurrences
   (1, 2, 3-4, 5+).
 
-Both are sums that add up over partitions, builds and corpora like the
+All are sums that add up over partitions, builds and corpora like the
 pattern sums (``columns``, ``share_sum``, ``failed``), stored in the index's
 ``generalization.parquet``. The solver prices a position of a vertical cut
 by :meth:`GeneralizationStats.position_risk` and adds a cut solution's
@@ -59,7 +67,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from autovalidate.nulls import drop_missing
 from autovalidate.patterns.enumeration import TRAIN_FRACTION
@@ -77,6 +85,7 @@ __all__ = [
     "RepeatKey",
     "repeat_bound",
     "ShapeKey",
+    "SignatureKey",
     "diversity_stratum",
     "option_class",
     "signature",
@@ -96,7 +105,8 @@ _STRATA = (1, 3, 10)
 _WIDTHS = (1, 2, 4, 8)
 
 #: Columns of ``generalization.parquet`` → DuckDB type. ``statistic`` is
-#: ``position``, ``shape`` or ``repeat`` (``stratum`` then holds the bucket
+#: ``position``, ``shape``, ``signature`` (``kind`` then holds the signature,
+#: :func:`encode_signature`) or ``repeat`` (``stratum`` then holds the bucket
 #: of the training's most repeats, ``signatures`` the bound); the key columns
 #: a statistic does not use hold ``''``, ``0`` or false.
 GENERALIZATION_COLUMNS: dict[str, str] = {
@@ -224,6 +234,39 @@ class ShapeKey(NamedTuple):
     spaced: bool
 
 
+class SignatureKey(NamedTuple):
+    """What a signature statistic is kept by: the signature, and the shape key's strata.
+
+    ``signature`` is the training part's most frequent signature,
+    :func:`encode_signature`; ``stratum`` and ``signatures`` are those of
+    its :class:`ShapeKey` (``spaced`` follows from the signature).
+    """
+
+    signature: str
+    stratum: int
+    signatures: int
+
+
+def encode_signature(shape: Sequence[str]) -> str:
+    """A signature (:func:`signature`) as one string, its classes separated by U+001F.
+
+    A class is ``W``, ``D``, ``N`` or ``S`` and one symbol character
+    (:func:`~autovalidate.patterns.tokens.token_class`); the unit separator
+    is a control character no symbol token of a signature holds apart from
+    its ``S``, so the encoding is one to one.
+    """
+    return _UNIT.join(shape)
+
+
+def _signature_class(encoded: str) -> tuple[bool, bool]:
+    """The class of an encoded signature: (has a word, has a space)."""
+    classes = encoded.split(_UNIT)
+    return ("W" in classes, "S " in classes)
+
+
+_UNIT = "\x1f"
+
+
 class RepeatKey(NamedTuple):
     """What a repetition statistic is kept by: the training's most repeats, and the bound tried.
 
@@ -250,6 +293,9 @@ class GeneralizationStats:
         Key → ``[columns, share_sum, failed]``: corpus columns, the summed
         share of their later values with a signature the training part never
         showed, and the columns where it exceeds :data:`FAIL_SHARE`.
+    signature_shapes
+        :class:`SignatureKey` → ``[columns, share_sum, failed]``: the shape
+        statistics' columns again, by their training's most frequent signature.
     repeats
         Key → ``[columns, share_sum, failed]``: corpus separators, the summed
         share of their column's later values with more occurrences than the
@@ -258,6 +304,7 @@ class GeneralizationStats:
 
     positions: dict[PositionKey, list[float]] = field(default_factory=dict)
     shapes: dict[ShapeKey, list[float]] = field(default_factory=dict)
+    signature_shapes: dict[SignatureKey, list[float]] = field(default_factory=dict)
     repeats: dict[RepeatKey, list[float]] = field(default_factory=dict)
 
     # -- building ------------------------------------------------------------
@@ -276,12 +323,16 @@ class GeneralizationStats:
         if len(seen.most_common(1)[0][0]) < 2:
             return  # one-token values: a whole-column pattern, FPR_T's business
         new_shape = sum(1 for v in rest if shapes[v] not in seen) / len(rest)
+        most = seen.most_common(1)[0][0]
         key = ShapeKey(
-            diversity_stratum(len(set(train))),
-            _signatures_bucket(len(seen)),
-            "S " in seen.most_common(1)[0][0],
+            diversity_stratum(len(set(train))), _signatures_bucket(len(seen)), "S " in most
         )
         _add(self.shapes, key, new_shape)
+        _add(
+            self.signature_shapes,
+            SignatureKey(encode_signature(most), key.stratum, key.signatures),
+            new_shape,
+        )
         # positions line up within one token signature (classes in order, nothing collapsed)
         sigs = {v: tuple(token_class(t.kind, t.text) for t in tokens[v]) for v in tokens}
         top = Counter(sigs[v] for v in train).most_common(1)[0][0]
@@ -324,6 +375,8 @@ class GeneralizationStats:
             _add_sums(self.positions, key, sums)
         for shape, sums in other.shapes.items():
             _add_sums(self.shapes, shape, sums)
+        for signed, sums in other.signature_shapes.items():
+            _add_sums(self.signature_shapes, signed, sums)
         for repeat, sums in other.repeats.items():
             _add_sums(self.repeats, repeat, sums)
         return self
@@ -358,6 +411,19 @@ class GeneralizationStats:
                 share,
                 int(failed),
             )
+        for g, (n, share, failed) in self.signature_shapes.items():
+            yield (
+                "signature",
+                g.signature,
+                "",
+                0,
+                g.stratum,
+                g.signatures,
+                _signature_class(g.signature)[1],
+                int(n),
+                share,
+                int(failed),
+            )
         for r, (n, share, failed) in self.repeats.items():
             yield ("repeat", "", "", 0, r.most, r.bound, False, int(n), share, int(failed))
 
@@ -372,8 +438,13 @@ class GeneralizationStats:
                 _add_sums(out.positions, key, sums)
             elif statistic == "shape":
                 _add_sums(out.shapes, ShapeKey(int(stratum), int(sigs), bool(spaced)), sums)
-            else:
+            elif statistic == "signature":
+                signed = SignatureKey(str(kind), int(stratum), int(sigs))
+                _add_sums(out.signature_shapes, signed, sums)
+            elif statistic == "repeat":
                 _add_sums(out.repeats, RepeatKey(int(stratum), int(sigs)), sums)
+            else:
+                raise ValueError(f"unknown generalization statistic {statistic!r}")
         return out
 
     # -- estimates -----------------------------------------------------------
@@ -410,7 +481,7 @@ class GeneralizationStats:
         n, _, failed = self.positions.get(PositionKey(kind, klass, width, stratum), (0, 0.0, 0))
         return (failed + PRIOR_COLUMNS * prior) / (n + PRIOR_COLUMNS)
 
-    def shape_risk(self, distinct: int, signatures: int, spaced: bool) -> float:
+    def shape_risk(self, distinct: int, signatures: int, most: Sequence[str]) -> float:
         """The expected share of later values in a shape the training values never had.
 
         Parameters
@@ -419,23 +490,77 @@ class GeneralizationStats:
             Distinct training values (those a horizontal cut retains).
         signatures
             Their token signatures.
-        spaced
-            Their most frequent signature has a space between tokens.
+        most
+            Their most frequent signature (:func:`signature`).
 
         Returns
         -------
         float
-            A fraction in [0, 1]: the key's mean share, pooled with the mean
-            over every key (:data:`PRIOR_COLUMNS` pseudo-columns).
+            A fraction in [0, 1]. The stratum's rate ``s`` (the key's mean
+            share, pooled with the mean over every key with
+            :data:`PRIOR_COLUMNS` pseudo-columns), times two standardized
+            ratios that back off from the signature to its class (whether it
+            has a word, whether a space) to the stratum:
+            ``s · λ_class · λ_signature``. Each ratio is observed over expected
+            new-shape shares, ``(O + a) / (E + a)``, where E sums the parent
+            level's rate over the level's corpus columns and ``a`` is
+            :data:`PRIOR_COLUMNS` columns at the overall mean share: the
+            Poisson-Gamma posterior mean of a relative risk (Clayton & Kaldor,
+            Biometrics 1987), so a signature of few corpus columns stays near
+            its class, and a class near the stratum. The signature's ratio is
+            kept per diversity stratum (a constant training tenth and a varied
+            one of the same signature differ). A one-token signature, or an
+            index without signature statistics, gets ``s``.
+
+        Beyond the paper. Chosen over the stratum alone, the class alone, the
+        signature alone, a stratum crossed with the class, and a signature
+        ratio over all strata by the held-out Poisson deviance of each
+        corpus column's later new-shape share, five folds by source on the
+        shared lake (docs/auto-validate.md, "Shapes backed off by signature").
         """
-        return self._shape_risk(diversity_stratum(distinct), _signatures_bucket(signatures), spaced)
+        stratum, bucket = diversity_stratum(distinct), _signatures_bucket(signatures)
+        spaced = "S " in most
+        base = self._shape_risk(stratum, bucket, spaced)
+        if len(most) < 2 or not self.signature_shapes:
+            return base
+        encoded = encode_signature(most)
+        by_class, by_signature = self._signature_ratios()
+        ratio = by_class.get(("W" in most, spaced), 1.0)
+        ratio *= by_signature.get((encoded, stratum), 1.0)
+        return min(1.0, base * ratio)
 
     @lru_cache(maxsize=256)  # noqa: B019
     def _shape_risk(self, stratum: int, signatures: int, spaced: bool) -> float:
-        total = [sum(v[i] for v in self.shapes.values()) for i in range(2)]
-        prior = total[1] / total[0] if total[0] else 1.0
         n, share, _ = self.shapes.get(ShapeKey(stratum, signatures, spaced), (0, 0.0, 0))
-        return (share + PRIOR_COLUMNS * prior) / (n + PRIOR_COLUMNS)
+        return (share + PRIOR_COLUMNS * self._shape_mean()) / (n + PRIOR_COLUMNS)
+
+    def _shape_mean(self) -> float:
+        total = [sum(v[i] for v in self.shapes.values()) for i in range(2)]
+        return total[1] / total[0] if total[0] else 1.0
+
+    def _signature_ratios(
+        self,
+    ) -> tuple[dict[tuple[bool, bool], float], dict[tuple[str, int], float]]:
+        """The class and the per-stratum signature ratios of :meth:`shape_risk`, computed once."""
+        cached = self.__dict__.get("_ratios")
+        if cached is not None:
+            return cast(tuple[dict[tuple[bool, bool], float], dict[tuple[str, int], float]], cached)
+        a = PRIOR_COLUMNS * self._shape_mean()
+        rows = []
+        for key, (n, share, _) in self.signature_shapes.items():
+            klass = _signature_class(key.signature)
+            expected = n * self._shape_risk(key.stratum, key.signatures, klass[1])
+            rows.append((key, klass, share, expected))
+        sums: dict[Any, list[float]] = {}
+        for _, klass, share, expected in rows:
+            _add_sums(sums, klass, (share, expected, 0))
+        by_class = {k: _ratio(o, e, a) for k, (o, e, _) in sums.items()}
+        sums = {}
+        for key, klass, share, expected in rows:
+            _add_sums(sums, (key.signature, key.stratum), (share, expected * by_class[klass], 0))
+        by_signature = {k: _ratio(o, e, a) for k, (o, e, _) in sums.items()}
+        self.__dict__["_ratios"] = (by_class, by_signature)
+        return by_class, by_signature
 
     def repeat_risk(self, most: int, bound: int) -> float:
         """The probability that a separator later occurs more often than a bound, in [0, 1].
@@ -483,8 +608,14 @@ class GeneralizationStats:
         return (
             self.positions == other.positions
             and self.shapes == other.shapes
+            and self.signature_shapes == other.signature_shapes
             and self.repeats == other.repeats
         )
+
+
+def _ratio(observed: float, expected: float, prior: float) -> float:
+    """A standardized ratio shrunk toward 1: ``(O + a) / (E + a)``; 1 where both sides are 0."""
+    return (observed + prior) / (expected + prior) if expected + prior > 0 else 1.0
 
 
 def _add(table: dict[Any, list[float]], key: Any, share: float) -> None:

@@ -83,7 +83,7 @@ def _read_generalization(
     Raises
     ------
     IndexSchemaError
-        If the table is missing (an index of format 4 always has it) or lacks a column.
+        If the table is missing (an index of format 4 or later always has it) or lacks a column.
     duckdb.Error
         If its files cannot be read.
     """

@@ -7,7 +7,8 @@ An index is a directory::
                                  a complete index
       patterns/*.parquet         one row per pattern
       generalization/*.parquet   how formats generalized from each corpus column's
-                                 first tenth to its rest (format 4,
+                                 first tenth to its rest (format 4; 5 adds
+                                 the signature statistics,
                                  :mod:`autovalidate.index.generalization`)
 
 Each pattern row is a mergeable state, like a Deequ analyzer state: two
@@ -81,8 +82,8 @@ FORMAT_NAME = "autovalidate-pattern-index"
 #: Bumped whenever the files' layout or the meaning of a column changes
 #: (2: the conditional sums ``pure_sum_{n}`` and ``imp_sum_{n}``; 3: the run
 #: length sums ``short_cov_{k}`` and ``short_sum_{k}``; 4: the generalization
-#: table).
-FORMAT_VERSION = 4
+#: table; 5: its ``signature`` statistics).
+FORMAT_VERSION = 5
 METADATA_FILE = "_autovalidate_index.json"
 PATTERNS_DIR = "patterns"
 GENERALIZATION_DIR = "generalization"

@@ -219,5 +219,4 @@ def shape_risk(variant: Variant, model: GeneralizationStats) -> float:
     shapes = Counter[tuple[str, ...]]()
     for row in variant.rows:
         shapes[signature(row.value_tokens)] += row.weight
-    top = shapes.most_common(1)[0][0]
-    return model.shape_risk(len(variant.rows), len(shapes), "S " in top)
+    return model.shape_risk(len(variant.rows), len(shapes), shapes.most_common(1)[0][0])

@@ -12,7 +12,9 @@ from autovalidate.index.generalization import (
     GeneralizationStats,
     PositionKey,
     ShapeKey,
+    SignatureKey,
     diversity_stratum,
+    encode_signature,
     option_class,
 )
 
@@ -109,6 +111,11 @@ def test_statistics_add_up_across_parts_of_a_corpus_and_survive_their_rows():
     assert merged.positions.keys() == whole.positions.keys()
     for key, sums in whole.positions.items():
         assert merged.positions[key] == pytest.approx(sums)
+    assert merged.signature_shapes.keys() == whole.signature_shapes.keys()
+    # the signature statistics split the shape statistics' columns by signature
+    assert sum(n for n, _, _ in whole.signature_shapes.values()) == sum(
+        n for n, _, _ in whole.shapes.values()
+    )
     assert GeneralizationStats.from_rows(whole.rows()) == whole
 
 
@@ -126,7 +133,7 @@ def test_position_risk_pools_a_thin_key_with_its_class():
     )
     # a class the corpus never showed is never free
     assert stats.position_risk("L", "<upper>+", False, 3) == 1.0
-    assert stats.shape_risk(3, 1, False) == 1.0
+    assert stats.shape_risk(3, 1, ("D", "S:", "D")) == 1.0
 
 
 def test_a_shape_counts_a_repeated_unit_once_but_not_words():
@@ -156,3 +163,33 @@ def test_lists_that_grow_later_are_counted_against_each_bound():
     ((_, (_, new_shape, _)),) = stats.shapes.items()
     assert new_shape == 0
     assert stats.repeat_risk(2, 0) > stats.repeat_risk(2, 1)
+
+
+def test_shape_risk_backs_off_from_signature_to_class_to_stratum():
+    stats = GeneralizationStats()
+    stats.shapes[ShapeKey(0, 0, True)] = [10, 2.0, 2]
+    stats.shapes[ShapeKey(3, 0, False)] = [10, 0.0, 0]
+    stamp, words, ratio = ("D", "S-", "D", "S ", "D"), ("W", "S ", "W"), ("D", "S:", "D")
+    for shape, stratum, sums in (
+        (stamp, 0, [4, 0.0, 0]),
+        (words, 0, [6, 2.0, 2]),
+        (ratio, 3, [10, 0.0, 0]),
+    ):
+        stats.signature_shapes[SignatureKey(encode_signature(shape), stratum, 0)] = sums
+    a = PRIOR_COLUMNS * 2.0 / 20  # pseudo-columns at the mean share
+    spaced = (2.0 + a) / (10 + PRIOR_COLUMNS)  # the stratum's rate
+    # the class (no word, spaced) observed 0 new-shape share where its stratum expected 4 x spaced
+    by_class = (0 + a) / (4 * spaced + a)
+    by_signature = (0 + a) / (4 * spaced * by_class + a)
+    assert stats.shape_risk(1, 1, stamp) == pytest.approx(spaced * by_class * by_signature)
+    assert stats.shape_risk(1, 1, words) > spaced > stats.shape_risk(1, 1, stamp)
+    # a signature the corpus never had takes its class's ratio; a class it never had, none
+    unseen = ("D", "S/", "D", "S ", "D")
+    assert stats.shape_risk(1, 1, unseen) == pytest.approx(spaced * by_class)
+    unspaced = (0 + a) / (0 + PRIOR_COLUMNS)  # a stratum without columns: the mean share
+    assert stats.shape_risk(1, 1, ("W", "S-", "W")) == pytest.approx(unspaced)
+    # a one-token value, or statistics without signatures (no column of two tokens): the stratum
+    assert stats.shape_risk(1, 1, ("D",)) == pytest.approx(unspaced)
+    stats.signature_shapes.clear()
+    stats.__dict__.pop("_ratios")
+    assert stats.shape_risk(1, 1, stamp) == pytest.approx(spaced)

@@ -178,3 +178,47 @@ def test_a_one_token_hash_the_corpus_has_no_column_of_backs_off_to_its_position(
     # the paper prices the value by its pattern's columns alone: none for the hash's
     # width, so at most a general class stands, and the truncated hash passes
     assert paper is None or regex.fullmatch(paper.regex, _run(rng, HEX, 39))
+
+
+def _stalled_log(rng: random.Random) -> list[str]:
+    """A log whose first tenth is one timestamp repeated (the first hour), then one per minute."""
+    day = f"2018-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+    return [f"{day} 07:00:00"] * 20 + [
+        f"{day} {7 + m // 60:02d}:{m % 60:02d}:{rng.randint(0, 59):02d}" for m in range(180)
+    ]
+
+
+def _stalled_names(rng: random.Random) -> list[str]:
+    """A name column whose first tenth is one two-word name, later names of one to three words."""
+    words = ["North", "Harbor", "Office", "Central", "Depot", "West", "Field"]
+    later = [" ".join(rng.sample(words, rng.randint(1, 3))) for _ in range(180)]
+    return ["North Harbor"] * 20 + later
+
+
+@pytest.fixture(scope="module")
+def stalled_index(tmp_path_factory):
+    rng = random.Random(7)
+    columns = [_stalled_log(rng) for _ in range(25)] + [_stalled_names(rng) for _ in range(25)]
+    columns += [_numbers(rng) for _ in range(25)]
+    with _index(tmp_path_factory.mktemp("stalled"), columns) as index:
+        yield index
+
+
+def test_a_repeated_timestamp_gets_the_shape_risk_of_timestamps_not_of_its_stratum(stalled_index):
+    # a constant training tenth, spaced: its stratum mixes timestamps (whose later
+    # values keep the shape) with names (whose later values gain and lose words)
+    model = stalled_index.generalization
+    stamp = ("D", "S-", "D", "S ", "D", "S:", "D")
+    words = ("W", "S ", "W")
+    stratum = model._shape_risk(0, 0, True)
+    assert stratum > 0.05  # the budget (max_position_risk): the stratum alone abstains
+    assert model.shape_risk(1, 1, stamp) < 0.05 < stratum < model.shape_risk(1, 1, words)
+    train = ["2021-11-02 19:00:00"] * 40
+    solution = solve(train, stalled_index, method="fmdv-vh")
+    assert solution is not None
+    for later in ("2021-11-02 19:01:07", "2022-01-31 23:59:59"):
+        assert regex.fullmatch(solution.regex, later), later
+    for drifted in ("2021-11-02T19:01:07", "2021-11-02 19:01", "19:01:07 2021-11-02"):
+        assert not regex.fullmatch(solution.regex, drifted), drifted
+    # the same constant name stays without a constraint: its signature's corpus columns changed
+    assert solve(["North Harbor"] * 40, stalled_index, method="fmdv-vh") is None
