@@ -265,6 +265,8 @@ def _signature_class(encoded: str) -> tuple[bool, bool]:
 
 
 _UNIT = "\x1f"
+#: The pooled-positions key of every class of a kind.
+_ANY_CLASS = "*"
 
 
 class RepeatKey(NamedTuple):
@@ -468,16 +470,23 @@ class GeneralizationStats:
         float
             ``(failed + PRIOR_COLUMNS · q) / (columns + PRIOR_COLUMNS)`` of the
             key, where q is the failure rate of the option's class over every
-            width and stratum of the kind (and 1 where the corpus has no
-            position of that class: an option nothing supports is never free).
+            width and stratum of the kind, itself pooled the same way with
+            the kind's rate over every class (a class of three positions that
+            never failed is not free: it backs off to its kind), and 1 where
+            the corpus has no position of that class (an option nothing
+            supports is never free).
         """
         klass, width = option_class(option, constant)
         return self._position_risk(kind, klass, width, diversity_stratum(distinct))
 
     @lru_cache(maxsize=4096)  # noqa: B019 - a handful of statistics objects per process
     def _position_risk(self, kind: str, klass: str, width: int, stratum: int) -> float:
-        pooled = self._pooled_positions().get((kind, klass))
-        prior = pooled[2] / pooled[0] if pooled and pooled[0] else 1.0
+        pools = self._pooled_positions()
+        pooled = pools.get((kind, klass))
+        if not pooled or not pooled[0]:
+            return 1.0  # an option nothing in the corpus supports is never free
+        whole = pools[(kind, _ANY_CLASS)]
+        prior = (pooled[2] + PRIOR_COLUMNS * whole[2] / whole[0]) / (pooled[0] + PRIOR_COLUMNS)
         n, _, failed = self.positions.get(PositionKey(kind, klass, width, stratum), (0, 0.0, 0))
         return (failed + PRIOR_COLUMNS * prior) / (n + PRIOR_COLUMNS)
 
@@ -596,6 +605,7 @@ class GeneralizationStats:
             pooled = {}
             for key, sums in self.positions.items():
                 _add_sums(pooled, (key.kind, key.option_class), sums)
+                _add_sums(pooled, (key.kind, _ANY_CLASS), sums)
             self.__dict__["_pooled"] = pooled
         return pooled
 
