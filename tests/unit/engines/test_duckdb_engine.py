@@ -87,13 +87,13 @@ def test_a_read_error_mid_scan_names_the_file_the_engine_was_opened_on(tmp_path)
     late.write_bytes(b"a,b\n" + b"abc,1\n" * 100_000 + b"x\xffy,2\n")
     engine = DuckDBEngine(late)
     assert engine.source == str(late)
-    for run in (
+    for scan in (
         lambda e: e.aggregate([E.count_star()]),
         lambda e: e.numeric_view(["b"]).aggregate([E.count_star()]),  # a view names it too
         lambda e: e.text_values("a"),
     ):
         with pytest.raises(DataSourceError) as raised:
-            run(engine)
+            scan(engine)
         assert raised.value.path == str(late) and "cannot be read" in str(raised.value)
     engine.close()
     assert DuckDBEngine(arrow({"a": [1]})).source == "the data"
