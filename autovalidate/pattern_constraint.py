@@ -46,13 +46,13 @@ import pyarrow as pa
 
 from autovalidate.drift import TESTS, DriftTest, drift_test
 from autovalidate.engines import Engine, open_engine
+from autovalidate.engines.io import column_values, is_value_sequence
 from autovalidate.errors import (
     ColumnNotFoundError,
     ConstraintFormatError,
     DataError,
     ParameterError,
 )
-from autovalidate.io import column_values, is_value_sequence
 from autovalidate.metrics.base import Analyzer
 from autovalidate.metrics.strings import PatternConformance
 from autovalidate.nulls import DEFAULT_NULL_TOKENS

@@ -144,7 +144,7 @@ def _read_references(pairs: list[str]) -> dict[str, Any]:
     DataSourceError
         If a file cannot be read.
     """
-    from autovalidate.io import read_table
+    from autovalidate.engines.io import read_table
 
     paths = parse_pairs("--reference", pairs, "NAME=PATH", "{!r} given twice")
     return {name: read_table(path) for name, path in paths.items()}

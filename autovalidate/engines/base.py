@@ -179,7 +179,7 @@ class Engine(ABC):
         """An engine over other data (a reference batch) read alongside this engine's.
 
         DuckDB reads ``data`` on this engine's connection (anything
-        :func:`~autovalidate.io.to_relation` takes); Spark needs a DataFrame of
+        :func:`~autovalidate.engines.io.to_relation` takes); Spark needs a DataFrame of
         the same session. Its queries count in this engine's stats, and it is
         closed with this engine.
 

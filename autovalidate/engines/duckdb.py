@@ -26,8 +26,8 @@ import numpy as np
 import pyarrow as pa
 
 from autovalidate.engines.base import DATA_NAME, TEXT_BATCH_ROWS, Engine, ExecutionStats, renaming
+from autovalidate.engines.io import is_csv_path, to_relation
 from autovalidate.errors import DataSourceError, EngineError, QueryError
-from autovalidate.io import is_csv_path, to_relation
 from autovalidate.metrics.base import COUNT_COLUMN, ColumnKind, Grouping, Schema
 from autovalidate.metrics.expressions import (
     HLL_HASH_BITS,
@@ -536,7 +536,7 @@ class DuckDBEngine(Engine):
     Raises
     ------
     DataSourceError, DataError
-        As :func:`autovalidate.io.to_relation`.
+        As :func:`autovalidate.engines.io.to_relation`.
     """
 
     name = "duckdb"
@@ -697,7 +697,8 @@ class DuckDBEngine(Engine):
     ) -> tuple[int, int, list[tuple[Any, ...]]]:
         """An anti-join with the reference's distinct values, on this engine's connection.
 
-        ``reference`` is read as the engine reads data (:func:`~autovalidate.io.to_relation`).
+        ``reference`` is read as the engine reads data
+        (:func:`~autovalidate.engines.io.to_relation`).
         """
         present = " AND ".join(f"{quote_identifier(c)} IS NOT NULL" for c in columns)
         condition = present if where is None else f"({render(where)}) AND {present}"
