@@ -35,7 +35,10 @@ LAYERS: list[set[str]] = [
     {"engines", "index"},
     {"analysis", "solver"},  # the analysis runner; FMDV over the index
     {"repository", "profiles", "pattern_constraint", "pattern_inference", "spark"},
-    {"anomaly"},  # anomaly detection strategies, batch forecasts
+    {"anomaly"},  # anomaly detection strategies (forecasts, AVH bounds): no data, no I/O
+    # batch monitoring workflows over the strategies: record a batch's statistics, accept or
+    # reject the batch (below checks: an AVH program is also a suite, checks.avh_suite)
+    {"monitor"},
     {"checks"},  # checks, constraints (the anomaly constraint among them), suite files
     {"suggest"},
     {"export", "report"},  # a suite in other tools' formats; reports of runs
