@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any
 
 from autovalidate.checks.check import Check, CheckLevel, CheckStatus
 from autovalidate.checks.constraints import ConstraintStatus
-from autovalidate.checks.spec import CheckSpec, ConstraintSuite, run_checks
+from autovalidate.checks.running import run_checks
+from autovalidate.checks.spec import CheckSpec, ConstraintSuite
 from autovalidate.checks.verification import VerificationResult
 from autovalidate.engines import Engine, engine_for
 from autovalidate.errors import ParameterError, ValidationFailedError
