@@ -365,6 +365,12 @@ class PatternConstraint:
         DuckDB); elsewhere (Spark) a second query fetches the first ones it
         finds, only when some value does not conform.
 
+        One constraint on one column (or a plain list of values), with its
+        drift decision. A suite, checks or pattern constraints on a batch,
+        with its rows split: :func:`autovalidate.validate`, the one entry for
+        a batch (a pattern constraint there is a check on its column);
+        :func:`autovalidate.validate_spark` is an alias of this call.
+
         Parameters
         ----------
         data

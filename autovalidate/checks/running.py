@@ -34,11 +34,13 @@ def run_checks(
     examples: int = DEFAULT_EXAMPLES,
     examples_of_passing: bool = False,
 ) -> VerificationResult:
-    """Verify ``data`` against ``checks``, as ``ConstraintSuite.run`` does with a suite's.
+    """Verify ``data`` against ``checks``: the run behind :func:`autovalidate.validate`.
 
-    For checks built in Python (assertions as callables) rather than read
-    from a suite file; the parameters, result and errors are those of
-    :meth:`~autovalidate.checks.spec.ConstraintSuite.run`.
+    Not an entry of its own: :func:`autovalidate.validate` takes checks built
+    in Python too (its ``verification`` is this result), and
+    :meth:`~autovalidate.checks.spec.ConstraintSuite.run`, its alias, calls
+    this for the suite's checks. The parameters and errors are those of
+    :func:`autovalidate.validate`.
     """
     with open_engine(data, sandbox=True) as engine:
         view = engine.renamed(rename) if rename else engine

@@ -660,52 +660,9 @@ class ConstraintSuite:
         examples_of_passing: bool = False,
         references: Mapping[str, Any] | None = None,
     ) -> VerificationResult:
-        """Verify ``data`` against every check.
-
-        Parameters
-        ----------
-        data
-            A CSV/TSV or Parquet path (CSV read as text, see the module
-            docstring), a pandas DataFrame, an Arrow table, a DuckDB relation,
-            a PySpark DataFrame, or an :class:`~autovalidate.engines.Engine`.
-        repository
-            Metrics history for ``has_no_anomalies`` constraints.
-        rename
-            Suite column -> data column, for a batch whose columns are named
-            differently from the data the suite was learned on
-            (``{"ZipCode": "zip"}`` checks the suite's ``ZipCode`` constraints
-            on the batch's ``zip``).
-        examples
-            For each failing pattern constraint, how many non-conforming
-            values to fetch (one query each, only for failures) into its
-            result's ``details["examples"]``.
-        examples_of_passing
-            Also fetch examples for passing pattern constraints that have
-            non-conforming values (within their tolerance), as a report shows.
-        references
-            Reference name -> data, for ``has_referential_integrity`` and
-            ``has_no_drift`` constraints (the data as their ``reference``: on
-            DuckDB a pandas or polars DataFrame or an Arrow table, the suite
-            runs with file access off; on Spark a DataFrame of the session).
-
-        Returns
-        -------
-        VerificationResult
-            Failing constraints are results; the status is the worst check status.
-
-        Raises
-        ------
-        ColumnNotFoundError
-            If a column a constraint reads, or a column ``rename`` names, is not
-            in the data: a schema error, not a failed check (as
-            :func:`~autovalidate.validate_spark` and
-            :meth:`PatternConstraint.validate` also raise).
-        DataSourceError, DataError
-            If the data cannot be read at all.
-        ConstraintFormatError
-            If a ``has_no_anomalies`` constraint has no repository, or a
-            reference constraint's reference is not in ``references``.
-        """
+        """Alias of :func:`autovalidate.validate`: ``validate(data, self, ...).verification``."""
+        # The run validate makes, not a call of it: checks sit below the pipeline
+        # (tests/unit/test_layering.py). tests/unit/test_pipeline.py holds them equal.
         return run_checks(
             self.to_checks(repository=repository, references=references),
             data,
