@@ -28,9 +28,10 @@ assertion
     :class:`autovalidate.checks.spec.Assertion` is its serializable form in a suite.
 suite
     :class:`ConstraintSuite`: checks saved as JSON and run together (the
-    file format is :mod:`autovalidate.checks.spec`); :func:`validate` runs one
-    on a batch and splits the batch's rows by the row-level constraints they
-    break (:mod:`autovalidate.pipeline`).
+    file format is :mod:`autovalidate.checks.spec`); :func:`validate`, the one
+    entry for validating a batch, runs one on a batch and splits the batch's
+    rows by the row-level constraints they break (:mod:`autovalidate.pipeline`;
+    ``ConstraintSuite.run`` is its alias).
 suggestion rule, anomaly detection strategy, metrics repository
     :mod:`autovalidate.suggest`, :mod:`autovalidate.anomaly`,
     :mod:`autovalidate.repository` (Deequ).

@@ -46,13 +46,13 @@ import pyarrow as pa
 
 from autovalidate.drift import TESTS, DriftTest, drift_test
 from autovalidate.engines import Engine, open_engine
+from autovalidate.engines.io import column_values, is_value_sequence
 from autovalidate.errors import (
     ColumnNotFoundError,
     ConstraintFormatError,
     DataError,
     ParameterError,
 )
-from autovalidate.io import column_values, is_value_sequence
 from autovalidate.metrics.base import Analyzer
 from autovalidate.metrics.strings import PatternConformance
 from autovalidate.nulls import DEFAULT_NULL_TOKENS
@@ -364,6 +364,12 @@ class PatternConstraint:
         carries them at no cost (:attr:`~autovalidate.engines.Engine.examples_in_scan`:
         DuckDB); elsewhere (Spark) a second query fetches the first ones it
         finds, only when some value does not conform.
+
+        One constraint on one column (or a plain list of values), with its
+        drift decision. A suite, checks or pattern constraints on a batch,
+        with its rows split: :func:`autovalidate.validate`, the one entry for
+        a batch (a pattern constraint there is a check on its column);
+        :func:`autovalidate.validate_spark` is an alias of this call.
 
         Parameters
         ----------

@@ -296,10 +296,10 @@ def _column(values: Any, column: str | None) -> Iterator[_Column]:
     Raises
     ------
     ColumnNotFoundError, DataError, DataSourceError
-        As :func:`autovalidate.io.column_values`.
+        As :func:`autovalidate.engines.io.column_values`.
     """
     from autovalidate.engines import open_engine
-    from autovalidate.io import column_values, is_value_sequence, resolve_column
+    from autovalidate.engines.io import column_values, is_value_sequence, resolve_column
 
     if is_value_sequence(values):
         yield _Column(values=column_values(values))

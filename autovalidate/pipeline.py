@@ -1,4 +1,4 @@
-"""One call for pipelines: validate a batch against a suite, and split its rows.
+"""The one call to validate a batch against a suite, and to split its rows.
 
 :func:`validate` runs a suite (a suite file, a loaded
 :class:`~autovalidate.checks.spec.ConstraintSuite`, checks or pattern
@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any
 
 from autovalidate.checks.check import Check, CheckLevel, CheckStatus
 from autovalidate.checks.constraints import ConstraintStatus
-from autovalidate.checks.spec import CheckSpec, ConstraintSuite, run_checks
+from autovalidate.checks.running import run_checks
+from autovalidate.checks.spec import CheckSpec, ConstraintSuite
 from autovalidate.checks.verification import VerificationResult
 from autovalidate.engines import Engine, engine_for
 from autovalidate.errors import ParameterError, ValidationFailedError
@@ -94,6 +95,12 @@ def validate(
 ) -> ValidationResult:
     """Verify a batch against every check of a suite, in shared scans.
 
+    The one entry for validating a batch: the CLI's ``validate`` is this call,
+    and :meth:`ConstraintSuite.run` is its alias for a loaded suite (giving
+    :attr:`ValidationResult.verification`). One pattern constraint's values
+    (also a plain list) with its drift decision:
+    :meth:`~autovalidate.PatternConstraint.validate`.
+
     Parameters
     ----------
     data
@@ -120,7 +127,9 @@ def validate(
         non-conforming values (as a report shows).
     references
         Reference name -> data, for the suite's ``has_referential_integrity``
-        and ``has_no_drift`` constraints (see :meth:`ConstraintSuite.run`).
+        and ``has_no_drift`` constraints (the data as their ``reference``: on
+        DuckDB a pandas or polars DataFrame or an Arrow table, the suite runs
+        with file access off; on Spark a DataFrame of the session).
 
     Returns
     -------
@@ -130,7 +139,9 @@ def validate(
     Raises
     ------
     ColumnNotFoundError
-        If a column a constraint reads (or ``rename`` names) is not in the batch.
+        If a column a constraint reads (or ``rename`` names) is not in the
+        batch: a schema error, not a failed check (as
+        :meth:`~autovalidate.PatternConstraint.validate` also raises).
     DataSourceError, DataError
         If the batch cannot be read at all.
     EngineError

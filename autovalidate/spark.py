@@ -1,6 +1,8 @@
 r"""Validating pattern constraints inside PySpark jobs, counting with Spark's own regex.
 
-The same call as :meth:`PatternConstraint.validate` on a Spark DataFrame: the
+:func:`validate_spark` is an alias of :meth:`PatternConstraint.validate`, which
+takes a Spark DataFrame as it takes local data (a suite or checks on a batch:
+:func:`autovalidate.validate`, on Spark too): the
 :class:`~autovalidate.metrics.PatternConformance` analyzer runs on the
 executors through the Spark engine (``rlike``, Java's ``java.util.regex``,
 with the pattern wrapped in ``\A(?:...)\z``), and nothing is collected but
@@ -32,43 +34,10 @@ def validate_spark(
     *,
     examples: int = DEFAULT_EXAMPLES,
 ) -> PatternValidationResult:
-    """Validate a column of a Spark DataFrame against a pattern constraint.
+    """Alias of :meth:`PatternConstraint.validate`: ``constraint.validate(df, column, ...)``.
 
-    Parameters
-    ----------
-    df
-        The batch, a classic or Spark Connect DataFrame; any column type
-        (values are cast to string).
-    constraint
-        A constraint from :func:`autovalidate.suggest_pattern` or JSON.
-    column
-        The column to check; defaults to the constraint's column.
-    examples
-        How many non-conforming values to bring back for the report (0: none;
-        the first ones Spark finds, in one more query, only when a value fails).
-
-    Returns
-    -------
-    PatternValidationResult
-        Counts over non-null values; the decision of the constraint's test.
-
-    Raises
-    ------
-    ValueError
-        If ``examples`` is not an integer >= 0.
-    ColumnNotFoundError
-        If the DataFrame has no such column.
-    EngineError
-        If the Spark job fails (a corrupt file, a lost executor): an error,
-        never a failed validation.
-
-    Examples
-    --------
-    In an ingestion job::
-
-        result = validate_spark(batch_df, constraint, "order_id")
-        if not result.passed:
-            raise RuntimeError(result.message)
+    Raises :class:`ColumnNotFoundError` when neither ``column`` nor the
+    constraint names a column (``validate`` would take a one-column table's).
     """
     if column is None and constraint.column is None:
         raise ColumnNotFoundError("None", df.columns)

@@ -30,7 +30,7 @@ from avh_pipelines import (  # noqa: E402
     trials,
 )
 
-from autovalidate.anomaly.avh_batches import _Observation, candidates, tracked_patterns  # noqa: E402
+from autovalidate.monitor.avh_batches import _Observation, candidates, tracked_patterns  # noqa: E402
 from autovalidate.repository.base import AnalysisResult, ResultKey  # noqa: E402
 
 

@@ -23,7 +23,7 @@ Pipelines (real public data in ``../shared``):
 Every tested batch is validated twice: as it is (a clean trial) and with one
 injected issue (an issue trial). Issue kinds, drawn in turn, their
 parameters drawn by ``numpy.random.default_rng`` (unrelated to the
-product's synthetic issues in ``autovalidate.anomaly.avh_batches``, whose
+product's synthetic issues in ``autovalidate.monitor.avh_batches``, whose
 parameters are fixed): schema change (a column renamed), unit change (a
 numeric column times one of 0.001, 0.01, 1.609, 2.2046, 100, 1000), missing
 values (10-50 % of a column nulled), duplicated rows (20-100 % of the rows
@@ -33,12 +33,12 @@ with weights inverse to the frequencies), string format change (separators
 ``-`` ``:`` ``.`` ``/`` and spaces swapped, letters' case swapped).
 
 Methods, all on the same history (the statistics
-:func:`autovalidate.anomaly.avh_batches.record_avh_batch` records: the
+:func:`autovalidate.monitor.avh_batches.record_avh_batch` records: the
 conformance to Auto-Validate patterns learned from the first history batch's
 text columns included):
 
 * ``avh@delta`` for delta in 0.01, 0.05, 0.1: one program per history
-  (:func:`~autovalidate.anomaly.avh_batches.fit_program`, synthetic issues from the
+  (:func:`~autovalidate.monitor.avh_batches.fit_program`, synthetic issues from the
   newest history batch), pinned and run on every tested batch; a history
   without variation gets the rank bound (``zero_variance="rank"``, the default);
 * ``avh-plugin@delta``: the same with ``zero_variance="plugin"`` (the
@@ -102,7 +102,10 @@ import pandas as pd
 from scipy import stats
 
 from autovalidate import PatternConstraint, suggest_pattern
-from autovalidate.anomaly.avh_batches import (
+from autovalidate.anomaly.exponential_smoothing import fit_simple_exponential_smoothing
+from autovalidate.metrics import Metric
+from autovalidate.metrics.codec import analyzer_key
+from autovalidate.monitor.avh_batches import (
     AVH_STATISTICS,
     SyntheticIssue,
     avh_statistics,
@@ -110,10 +113,7 @@ from autovalidate.anomaly.avh_batches import (
     synthetic_issues,
     tracked_patterns,
 )
-from autovalidate.anomaly.batches import BATCH_STATISTICS
-from autovalidate.anomaly.exponential_smoothing import fit_simple_exponential_smoothing
-from autovalidate.metrics import Metric
-from autovalidate.metrics.codec import analyzer_key
+from autovalidate.monitor.batches import BATCH_STATISTICS
 from autovalidate.repository.base import AnalysisResult, ResultKey
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -25,7 +25,7 @@ hospital and beers name them differently):
 Methods:
 
 * ``forecast`` (Redyuk et al.): the library's batch validation
-  (:func:`autovalidate.anomaly.batches.validate_batch`): the H history batches
+  (:func:`autovalidate.monitor.batches.validate_batch`): the H history batches
   recorded in an in-memory metrics repository, every statistic (completeness
   and approximate distinct count per column; mean, standard deviation,
   minimum, maximum per numeric column) forecast by exponential smoothing;
@@ -91,7 +91,7 @@ from autovalidate.anomaly import (  # noqa: E402
     ExponentialSmoothingStrategy,
 )
 from autovalidate.anomaly.base import AnomalyDetectionStrategy  # noqa: E402
-from autovalidate.anomaly.batches import record_batch, validate_batch  # noqa: E402
+from autovalidate.monitor.batches import record_batch, validate_batch  # noqa: E402
 from autovalidate.repository import InMemoryMetricsRepository, ResultKey  # noqa: E402
 
 DIRTY_CLEAN = ROOT.parent / "shared" / "dirty-clean"

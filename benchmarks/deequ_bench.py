@@ -439,7 +439,7 @@ def run_benchmark(
     }
     for name in engines:
         if name == "spark" and spark is None:
-            from autovalidate.sparkutil import local_session
+            from autovalidate.engines.spark_session import local_session
 
             spark = local_session("deequ-bench", master="local[2]")
         engine = Engine(name, spark)

@@ -143,8 +143,8 @@ def differing_patterns(a: Path, b: Path) -> int:
 def run_benchmark(lake: Path, new_fraction: float, master: str, work: Path) -> dict[str, Any]:
     import pyspark
 
+    from autovalidate.engines.spark_session import local_session
     from autovalidate.index.build import build_index
-    from autovalidate.sparkutil import local_session
 
     split = split_lake(lake, new_fraction, work / "lakes")
     out = work / "indexes"

@@ -96,7 +96,7 @@ def make_wide(orders: Path, path: Path) -> list[str]:
 def make_suite(orders: Path, kinds: list[str], path: Path) -> int:
     """10 constraints per column of the wide table, by the column's kind; returns the count."""
     from autovalidate import suggest_pattern
-    from autovalidate.io import column_values
+    from autovalidate.engines.io import column_values
 
     with duckdb.connect() as con:
         sample = con.read_csv(str(orders), all_varchar=True).limit(1000)

@@ -214,8 +214,8 @@ def index_dir(work: Path, factor: int, master: str) -> Path:
 
 def run_series(master: str, factors: list[int], lakes: dict[int, dict[str, Any]], work: Path):
     """Build the index of each scale lake on ``master`` in one Spark session; one record each."""
+    from autovalidate.engines.spark_session import local_session
     from autovalidate.index.build import build_index
-    from autovalidate.sparkutil import local_session
 
     tag = index_dir(work, 0, master).name[3:]
     spark = local_session(

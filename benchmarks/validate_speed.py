@@ -268,7 +268,7 @@ def run_benchmark(
         jvm = None
         if engine == "spark":
             if spark is None:
-                from autovalidate.sparkutil import local_session
+                from autovalidate.engines.spark_session import local_session
 
                 spark = local_session("validate-speed", master="local[2]")
             jvm = int(spark._jvm.java.lang.ProcessHandle.current().pid())

@@ -447,8 +447,8 @@ def build_default_index(
             PatternIndex.open(target, in_memory=False).close()
             say(f"reusing the unpruned index at {target}")
         except PatternIndexError:
+            from autovalidate.engines.spark_session import local_session
             from autovalidate.index.build import build_index
-            from autovalidate.sparkutil import local_session
 
             say(f"building the unpruned index on Spark {master} (a few minutes)")
             spark = local_session("autovalidate-default-index", master=master)

@@ -24,7 +24,7 @@ def spark():
     Its JVM can also serve Spark Connect (:func:`spark_connect`): on loopback
     only, on a free port.
     """
-    from autovalidate.sparkutil import local_session
+    from autovalidate.engines.spark_session import local_session
 
     session = local_session(
         "autovalidate-tests",

@@ -1,4 +1,4 @@
-"""Anomaly detection on metric histories: one strategy per module, a detector, batch validation.
+"""Anomaly detection on metric histories: one strategy per module, and a detector.
 
 Strategies (Deequ's ``anomalydetection``, PVLDB 2018 §3.4): :class:`SimpleThresholdStrategy`,
 :class:`AbsoluteChangeStrategy`, :class:`RelativeRateOfChangeStrategy`,
@@ -6,9 +6,9 @@ Strategies (Deequ's ``anomalydetection``, PVLDB 2018 §3.4): :class:`SimpleThres
 :class:`HoltWintersStrategy`; and the exponential-smoothing forecast with a
 prediction interval of Redyuk et al. 2020, :class:`ExponentialSmoothingStrategy`.
 :meth:`autovalidate.checks.Check.has_no_anomalies` decides a batch's metric
-against its history in a metrics repository; :mod:`~autovalidate.anomaly.batches`
+against its history in a metrics repository; :mod:`~autovalidate.monitor.batches`
 accepts or rejects whole batches as in Redyuk et al. 2020;
-:mod:`~autovalidate.anomaly.avh_batches` by a program of constraints whose
+:mod:`~autovalidate.monitor.avh_batches` by a program of constraints whose
 false-positive rate is bounded by a budget (Auto-Validate-by-History, Tu et
 al. KDD 2023; the bounds and the selection are in :mod:`~autovalidate.anomaly.avh`).
 """

@@ -3,7 +3,7 @@
 Tu, He, Cui, Ge, Zhang, Shi, Zhang & Chaudhuri, "Auto-Validate by-History:
 Auto-Program Data Quality Constraints to Validate Recurring Data Pipelines",
 KDD 2023 (arXiv 2306.02421). Pure functions over arrays of past metric
-values; no I/O. :mod:`autovalidate.anomaly.avh_batches` builds the candidates
+values; no I/O. :mod:`autovalidate.monitor.avh_batches` builds the candidates
 from a metrics repository and runs the chosen program on a batch.
 
 The method, as implemented here:

@@ -1,6 +1,6 @@
 """An AVH program as a constraint suite: the constraints a static suite can express.
 
-A constraint of an :class:`~autovalidate.anomaly.avh_batches.AVHProgram` on a
+A constraint of an :class:`~autovalidate.monitor.avh_batches.AVHProgram` on a
 batch's own value (``transform == "value"``) is a Deequ constraint with a
 ``between`` / ``>=`` / ``<=`` assertion; it runs with ``autovalidate validate
 --suite`` on DuckDB or Spark, without the metrics repository. Constraints on
@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import math
 
-from autovalidate.anomaly.avh_batches import AVHConstraint, AVHProgram
 from autovalidate.checks.levels import CheckLevel
 from autovalidate.checks.spec import Assertion, CheckSpec, ConstraintSpec, ConstraintSuite
+from autovalidate.monitor.avh_batches import AVHConstraint, AVHProgram
 
 __all__ = ["SUITE_METHOD_OF", "program_suite"]
 

@@ -22,14 +22,7 @@ Version 1 suites (``{"format": ..., "version": 1, "constraints": [...]}``, only
 pattern constraints) and files holding a single pattern constraint are read as
 one check at level Error, exactly as before.
 
-Running a suite (:meth:`ConstraintSuite.run`) is running its checks with a
-:class:`~autovalidate.checks.VerificationSuite` on the data's engine, in
-shared scans, exactly as the Python API does: CSV files are read as text
-exactly as written, as Deequ reads CSV and as the pattern constraints were
-inferred (``007`` stays ``007``; types are what
-:meth:`~autovalidate.checks.Check.has_data_type` infers from the text), and
-numeric statistics of a CSV column read its values cast to 64-bit floats (see
-:func:`~autovalidate.analysis.runner.run_analyzers`).
+Running a suite (:meth:`ConstraintSuite.run`) is :mod:`autovalidate.checks.running`.
 """
 
 from __future__ import annotations
@@ -39,7 +32,7 @@ import json
 import math
 import operator
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,16 +42,14 @@ from autovalidate.checks.check import (
     CheckLevel,
     ConstrainableDataType,
 )
-from autovalidate.checks.constraints import ConstraintStatus, PatternRuleConstraint
-from autovalidate.checks.verification import VerificationResult, VerificationSuite
-from autovalidate.engines import Engine, open_engine
-from autovalidate.errors import ColumnNotFoundError, ConstraintFormatError, DataSourceError
+from autovalidate.checks.running import run_checks
+from autovalidate.checks.verification import VerificationResult
+from autovalidate.errors import ConstraintFormatError, DataSourceError
 from autovalidate.metrics.codec import analyzer_from_dict, analyzer_to_dict
 from autovalidate.pattern_constraint import (
     CONSTRAINT_KIND,
     DEFAULT_EXAMPLES,
     PatternConstraint,
-    nonconforming_examples,
 )
 from autovalidate.schemas import PATTERN_CONSTRAINT_SCHEMA, SUITE_SCHEMA, check_document
 from autovalidate.user_code import check_sql_expression, check_user_regex
@@ -76,7 +67,6 @@ __all__ = [
     "analyzer_from_dict",
     "analyzer_to_dict",
     "load_suite",
-    "run_checks",
     "suite_to_json",
 ]
 
@@ -670,52 +660,9 @@ class ConstraintSuite:
         examples_of_passing: bool = False,
         references: Mapping[str, Any] | None = None,
     ) -> VerificationResult:
-        """Verify ``data`` against every check.
-
-        Parameters
-        ----------
-        data
-            A CSV/TSV or Parquet path (CSV read as text, see the module
-            docstring), a pandas DataFrame, an Arrow table, a DuckDB relation,
-            a PySpark DataFrame, or an :class:`~autovalidate.engines.Engine`.
-        repository
-            Metrics history for ``has_no_anomalies`` constraints.
-        rename
-            Suite column -> data column, for a batch whose columns are named
-            differently from the data the suite was learned on
-            (``{"ZipCode": "zip"}`` checks the suite's ``ZipCode`` constraints
-            on the batch's ``zip``).
-        examples
-            For each failing pattern constraint, how many non-conforming
-            values to fetch (one query each, only for failures) into its
-            result's ``details["examples"]``.
-        examples_of_passing
-            Also fetch examples for passing pattern constraints that have
-            non-conforming values (within their tolerance), as a report shows.
-        references
-            Reference name -> data, for ``has_referential_integrity`` and
-            ``has_no_drift`` constraints (the data as their ``reference``: on
-            DuckDB a pandas or polars DataFrame or an Arrow table, the suite
-            runs with file access off; on Spark a DataFrame of the session).
-
-        Returns
-        -------
-        VerificationResult
-            Failing constraints are results; the status is the worst check status.
-
-        Raises
-        ------
-        ColumnNotFoundError
-            If a column a constraint reads, or a column ``rename`` names, is not
-            in the data: a schema error, not a failed check (as
-            :func:`~autovalidate.validate_spark` and
-            :meth:`PatternConstraint.validate` also raise).
-        DataSourceError, DataError
-            If the data cannot be read at all.
-        ConstraintFormatError
-            If a ``has_no_anomalies`` constraint has no repository, or a
-            reference constraint's reference is not in ``references``.
-        """
+        """Alias of :func:`autovalidate.validate`: ``validate(data, self, ...).verification``."""
+        # The run validate makes, not a call of it: checks sit below the pipeline
+        # (tests/unit/test_layering.py). tests/unit/test_pipeline.py holds them equal.
         return run_checks(
             self.to_checks(repository=repository, references=references),
             data,
@@ -729,67 +676,6 @@ class ConstraintSuite:
     def pattern_constraints(self) -> list[PatternConstraint]:
         """The pattern constraints, in order."""
         return [c for c in self.constraints if isinstance(c, PatternConstraint)]
-
-
-def run_checks(
-    checks: Sequence[Check],
-    data: Any,
-    *,
-    rename: Mapping[str, str] | None = None,
-    examples: int = DEFAULT_EXAMPLES,
-    examples_of_passing: bool = False,
-) -> VerificationResult:
-    """Verify ``data`` against ``checks``, as :meth:`ConstraintSuite.run` does with a suite's.
-
-    For checks built in Python (assertions as callables) rather than read
-    from a suite file; the parameters, result and errors are those of
-    :meth:`ConstraintSuite.run`.
-    """
-    with open_engine(data, sandbox=True) as engine:
-        view = engine.renamed(rename) if rename else engine
-        _require_columns(checks, list(view.schema()))
-        result = VerificationSuite().on_data(view).add_checks(checks).run()
-        if examples <= 0:
-            return result
-        return _with_examples(result, view, examples, passing=examples_of_passing)
-
-
-def _require_columns(checks: Sequence[Check], available: Sequence[str]) -> None:
-    """Raise for the first column a check reads that the data lacks."""
-    for check in checks:
-        for analyzer in check.required_analyzers():
-            for name in ("column", "columns", "first_column", "second_column"):
-                value = getattr(analyzer, name, None)
-                for column in [value] if isinstance(value, str) else value or ():
-                    if column not in available:
-                        raise ColumnNotFoundError(column, available)
-
-
-def _with_examples(
-    result: VerificationResult, engine: Engine, limit: int, *, passing: bool
-) -> VerificationResult:
-    """``result`` with non-conforming examples in the details of failing pattern constraints.
-
-    With ``passing``, also of passing ones that have non-conforming values.
-    """
-    check_results = []
-    for check_result in result.check_results:
-        constraint_results = []
-        for outcome in check_result.constraint_results:
-            constraint = outcome.constraint
-            wanted = outcome.status is ConstraintStatus.FAILURE or (
-                passing and outcome.details is not None and outcome.details.get("n_nonconforming")
-            )
-            if (
-                wanted
-                and isinstance(constraint, PatternRuleConstraint)
-                and outcome.details is not None
-            ):
-                found = nonconforming_examples(engine, constraint.analyzer, limit)
-                outcome = replace(outcome, details={**outcome.details, "examples": found})
-            constraint_results.append(outcome)
-        check_results.append(replace(check_result, constraint_results=tuple(constraint_results)))
-    return replace(result, check_results=tuple(check_results))
 
 
 def _pattern(doc: Any, source: str, i: int) -> PatternConstraint:

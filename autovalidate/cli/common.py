@@ -40,7 +40,6 @@ __all__ = [
     "parse_rename",
     "print_json",
     "progress",
-    "reading",
     "replace_atomically",
     "require_rows",
     "styled",
@@ -205,30 +204,6 @@ def fail(message: str) -> NoReturn:
     """Print ``error: message`` on stderr and exit with code 2."""
     fail_line(message)
     raise typer.Exit(EXIT_ERROR)
-
-
-@contextmanager
-def reading(file: Path) -> Iterator[None]:
-    """Name ``file`` in a read error raised while a query scans it.
-
-    The engines raise :class:`DataSourceError` for input that cannot be read
-    (a malformed row deep in a CSV file, bytes that are not UTF-8) without
-    knowing the file; this names it. Also refuses a file with a header and no
-    data rows: nothing to suggest from, no batch to validate.
-
-    Raises
-    ------
-    DataSourceError
-        Re-raised with ``file`` as its source, or for a file without data rows.
-    """
-    try:
-        yield
-    except DataSourceError as exc:
-        from autovalidate.engines.duckdb import DATA_NAME
-
-        if exc.path != DATA_NAME:
-            raise
-        raise DataSourceError(str(file), str(exc)[len(DATA_NAME) + 2 :]) from exc
 
 
 #: A data argument that names a remote object, which the CLI does not read.

@@ -103,10 +103,10 @@ def build(
 
     Exit codes: 0 built, 2 error (nothing is published at OUT then).
     """
+    from autovalidate.engines.spark_session import require_pyspark
     from autovalidate.index.merge import build_params, check_mergeable, planned_params
     from autovalidate.index.publish import check_writable, staging_dir
     from autovalidate.index.reader import PatternIndex
-    from autovalidate.sparkutil import require_pyspark
 
     require_pyspark("autovalidate index build")
     if not lake.is_dir():
@@ -167,9 +167,9 @@ def _build(
     Returns the metadata published at OUT and how long the build (and merge) took,
     Spark's start-up apart.
     """
+    from autovalidate.engines.spark_session import local_session
     from autovalidate.index.build import BuildProgress, build_index
     from autovalidate.index.merge import merge_indexes
-    from autovalidate.sparkutil import local_session
 
     spark_log = None if verbose else Path(SPARK_LOG.format(pid=os.getpid()))
     first = "starting Spark" + (f" (its log: {spark_log})" if spark_log else "")

@@ -83,8 +83,8 @@ def record(
 
     Exit codes: 0 recorded, 2 error.
     """
-    from autovalidate.anomaly.avh_batches import record_avh_batch
-    from autovalidate.anomaly.batches import record_batch
+    from autovalidate.monitor.avh_batches import record_avh_batch
+    from autovalidate.monitor.batches import record_batch
     from autovalidate.repository import ResultKey, open_repository
 
     key = ResultKey.at(dataset, date, parse_tags(tag))

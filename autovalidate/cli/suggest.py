@@ -18,7 +18,6 @@ from autovalidate.cli.common import (
     local_input,
     print_json,
     progress,
-    reading,
     require_rows,
     styled,
     write_atomically,
@@ -147,7 +146,7 @@ def suggest(
         "max_shortfall": max_shortfall,
         "max_values": max_values or None,
     }
-    with local_input(file) as path, reading(path):
+    with local_input(file) as path:
         require_rows(path, path)
         if column is not None:
             params = solver_params(

@@ -18,7 +18,6 @@ from autovalidate.cli.common import (
     parse_pairs,
     parse_rename,
     print_json,
-    reading,
     replace_atomically,
     require_rows,
     styled,
@@ -102,7 +101,7 @@ def validate(
     renamed = parse_rename(rename)
     references = _read_references(reference)
     # the suite's SQL runs on DuckDB databases with no file access but FILE's (run_checks')
-    with local_input(file) as path, reading(path), open_engine(path, sandbox=True) as engine:
+    with local_input(file) as path, open_engine(path, sandbox=True) as engine:
         require_rows(engine, path)
         result = pipeline.validate(
             engine,  # the one engine on FILE: checks, examples and --failed-rows share it
@@ -145,7 +144,7 @@ def _read_references(pairs: list[str]) -> dict[str, Any]:
     DataSourceError
         If a file cannot be read.
     """
-    from autovalidate.io import read_table
+    from autovalidate.engines.io import read_table
 
     paths = parse_pairs("--reference", pairs, "NAME=PATH", "{!r} given twice")
     return {name: read_table(path) for name, path in paths.items()}

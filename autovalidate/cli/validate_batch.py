@@ -24,9 +24,9 @@ from autovalidate.cli.common import (
 from autovalidate.cli.metrics import REPOSITORY_HELP, parse_tags
 
 if TYPE_CHECKING:
-    from autovalidate.anomaly.avh_batches import AVHProgram
     from autovalidate.anomaly.base import AnomalyDetectionStrategy
-    from autovalidate.anomaly.batches import BatchValidationResult
+    from autovalidate.monitor.avh_batches import AVHProgram
+    from autovalidate.monitor.batches import BatchValidationResult
     from autovalidate.repository import ResultKey
 
 
@@ -161,13 +161,13 @@ def validate_batch_command(
 
     Exit codes: 0 accepted, 1 rejected, 2 error (also: too little history).
     """
-    from autovalidate.anomaly.avh_batches import (
+    from autovalidate.monitor.avh_batches import (
         AVHProgram,
         read_text_frame,
         record_avh_batch,
         validate_batch_avh,
     )
-    from autovalidate.anomaly.batches import validate_batch
+    from autovalidate.monitor.batches import validate_batch
     from autovalidate.report import batch_report, render_html, render_junit
     from autovalidate.repository import ResultKey, open_repository
 

@@ -1,9 +1,9 @@
 """Execution engines: how analyzers run (DuckDB locally, Spark in pipelines).
 
 :func:`engine_for` picks the engine from the data: a PySpark DataFrame runs on
-Spark, anything :func:`autovalidate.io.to_relation` accepts (a path, pandas,
+Spark, anything :func:`autovalidate.engines.io.to_relation` accepts (a path, pandas,
 Arrow, a DuckDB relation) on DuckDB. CSV files are read as text exactly as
-written, on every path into the package (see :mod:`autovalidate.io`).
+written, on every path into the package (see :mod:`autovalidate.engines.io`).
 :func:`open_engine` is the same as a context manager that also accepts an
 engine, so that one function serves data and engines alike.
 """
@@ -30,7 +30,7 @@ def engine_for(data: Any, *, sandbox: bool = False) -> Engine:
     Raises
     ------
     DataSourceError, DataError
-        If DuckDB cannot read ``data`` (see :func:`autovalidate.io.to_relation`).
+        If DuckDB cannot read ``data`` (see :func:`autovalidate.engines.io.to_relation`).
     """
     from autovalidate.engines.spark import SparkEngine, is_spark_dataframe
 

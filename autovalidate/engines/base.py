@@ -33,7 +33,10 @@ if TYPE_CHECKING:
     from autovalidate.metrics.base import FrequencyTable, Grouping, Schema
     from autovalidate.metrics.expressions import Expr
 
-__all__ = ["TEXT_BATCH_ROWS", "Engine", "ExecutionStats", "renaming"]
+__all__ = ["DATA_NAME", "TEXT_BATCH_ROWS", "Engine", "ExecutionStats", "renaming"]
+
+#: How an error names data that were handed over as no path (a DataFrame, a table).
+DATA_NAME = "the data"
 
 #: Values per batch of :meth:`Engine.text_batches`: a few MB of Python strings.
 TEXT_BATCH_ROWS = 100_000
@@ -95,6 +98,10 @@ class Engine(ABC):
     ----------
     name
         ``"duckdb"`` or ``"spark"``.
+    source
+        The data as an error that cannot read them names them
+        (:class:`~autovalidate.errors.DataSourceError`): the path the engine
+        was opened on, or :data:`DATA_NAME`.
     stats
         The queries issued so far (views of the same rows share them).
     untyped
@@ -110,6 +117,7 @@ class Engine(ABC):
     """
 
     name: str
+    source: str = DATA_NAME
     untyped: bool = False
     examples_in_scan: bool = False
 
@@ -171,7 +179,7 @@ class Engine(ABC):
         """An engine over other data (a reference batch) read alongside this engine's.
 
         DuckDB reads ``data`` on this engine's connection (anything
-        :func:`~autovalidate.io.to_relation` takes); Spark needs a DataFrame of
+        :func:`~autovalidate.engines.io.to_relation` takes); Spark needs a DataFrame of
         the same session. Its queries count in this engine's stats, and it is
         closed with this engine.
 

@@ -25,9 +25,9 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from autovalidate.engines.base import TEXT_BATCH_ROWS, Engine, ExecutionStats, renaming
+from autovalidate.engines.base import DATA_NAME, TEXT_BATCH_ROWS, Engine, ExecutionStats, renaming
+from autovalidate.engines.io import is_csv_path, to_relation
 from autovalidate.errors import DataSourceError, EngineError, QueryError
-from autovalidate.io import is_csv_path, to_relation
 from autovalidate.metrics.base import COUNT_COLUMN, ColumnKind, Grouping, Schema
 from autovalidate.metrics.expressions import (
     HLL_HASH_BITS,
@@ -335,11 +335,12 @@ _QUERY_ERRORS = (
 )
 
 
-def engine_error(exc: duckdb.Error) -> EngineError | DataSourceError:
-    """The error to raise for a failed DuckDB query.
+def engine_error(exc: duckdb.Error, source: str = DATA_NAME) -> EngineError | DataSourceError:
+    """The error to raise for a failed DuckDB query of the data ``source`` names.
 
     Input that cannot be read (a malformed CSV row deep in the file, bytes that
-    are not UTF-8, a truncated Parquet file) is a :class:`DataSourceError`:
+    are not UTF-8, a truncated Parquet file) is a :class:`DataSourceError` of
+    ``source`` (:attr:`DuckDBEngine.source`: the path the engine was opened on):
     every metric of the scan would fail alike, so it is no metric's failure
     (the analysis runner lets it through). An error in the query's own
     expressions, a broken ``where`` filter or regex say, is a
@@ -354,7 +355,7 @@ def engine_error(exc: duckdb.Error) -> EngineError | DataSourceError:
         and any(part in text for part in _UNREADABLE_INPUT)
     ):
         head = text.split("\n\n", 1)[0]  # DuckDB appends the reader's options
-        return DataSourceError(DATA_NAME, "cannot be read: " + " ".join(head.split()))
+        return DataSourceError(source, "cannot be read: " + " ".join(head.split()))
     if isinstance(exc, _QUERY_ERRORS) and "executing the UDF" not in text:
         return QueryError(f"DuckDB query failed: {exc}")
     if isinstance(exc, duckdb.OutOfMemoryException):
@@ -365,24 +366,24 @@ def engine_error(exc: duckdb.Error) -> EngineError | DataSourceError:
     return EngineError(f"DuckDB failed: {exc}")
 
 
-#: The source name of a :class:`DataSourceError` raised while a query reads its input.
-DATA_NAME = "the data"
-
-
-def _query(relation: duckdb.DuckDBPyRelation, name: str, sql: str) -> duckdb.DuckDBPyRelation:
+def _query(
+    relation: duckdb.DuckDBPyRelation, name: str, sql: str, source: str = DATA_NAME
+) -> duckdb.DuckDBPyRelation:
     try:
         result = relation.query(name, sql)
     except duckdb.Error as exc:
-        raise engine_error(exc) from exc
+        raise engine_error(exc, source) from exc
     assert result is not None, "a SELECT gives a relation"
     return result
 
 
-def _run(relation: duckdb.DuckDBPyRelation, name: str, sql: str) -> list[tuple[Any, ...]]:
+def _run(
+    relation: duckdb.DuckDBPyRelation, name: str, sql: str, source: str = DATA_NAME
+) -> list[tuple[Any, ...]]:
     try:
-        return _query(relation, name, sql).fetchall()
+        return _query(relation, name, sql, source).fetchall()
     except duckdb.Error as exc:
-        raise engine_error(exc) from exc
+        raise engine_error(exc, source) from exc
 
 
 def _fetch_one(relation: duckdb.DuckDBPyRelation) -> tuple[Any, ...]:
@@ -390,7 +391,7 @@ def _fetch_one(relation: duckdb.DuckDBPyRelation) -> tuple[Any, ...]:
     return tuple(row)
 
 
-def write_parquet(relation: duckdb.DuckDBPyRelation, path: str) -> None:
+def write_parquet(relation: duckdb.DuckDBPyRelation, path: str, source: str = DATA_NAME) -> None:
     """Run ``relation`` and write its rows to the Parquet file ``path`` (one scan).
 
     The rows stream out of DuckDB as Arrow batches and pyarrow writes the
@@ -400,7 +401,7 @@ def write_parquet(relation: duckdb.DuckDBPyRelation, path: str) -> None:
     Raises
     ------
     DataSourceError
-        If the input cannot be read (source :data:`DATA_NAME`) or the file
+        If the input cannot be read (source ``source``) or the file
         cannot be written (source ``path``).
     EngineError
         If the query fails otherwise.
@@ -415,7 +416,7 @@ def write_parquet(relation: duckdb.DuckDBPyRelation, path: str) -> None:
     except OSError as exc:
         raise DataSourceError(path, f"cannot write Parquet: {exc}") from exc
     except duckdb.Error as exc:
-        raise engine_error(exc) from exc
+        raise engine_error(exc, source) from exc
 
 
 class ArrowFrequencyTable:
@@ -527,11 +528,15 @@ class DuckDBEngine(Engine):
         turn the switch back. For paths and in-memory data without ``con``;
         a DuckDB relation stays on its own connection. Opening one costs
         about 20 ms.
+    source
+        How errors name the data (:attr:`Engine.source`); by default the path
+        as given, or :data:`~autovalidate.engines.base.DATA_NAME` for data
+        that are not a path.
 
     Raises
     ------
     DataSourceError, DataError
-        As :func:`autovalidate.io.to_relation`.
+        As :func:`autovalidate.engines.io.to_relation`.
     """
 
     name = "duckdb"
@@ -541,9 +546,18 @@ class DuckDBEngine(Engine):
     examples_in_scan = True
 
     def __init__(
-        self, data: Any, con: duckdb.DuckDBPyConnection | None = None, *, sandbox: bool = False
+        self,
+        data: Any,
+        con: duckdb.DuckDBPyConnection | None = None,
+        *,
+        sandbox: bool = False,
+        source: str | None = None,
     ) -> None:
         super().__init__()
+        if source is not None:
+            self.source = source
+        elif isinstance(data, (str, os.PathLike)):
+            self.source = os.fspath(data)
         self._held: dict[str, pa.ChunkedArray] = {}
         self._not_held: set[str] = set()  # their type does not come back the same from Arrow
         self._too_big: list[frozenset[str]] = []  # column sets that did not fit in HOLD_BYTES
@@ -578,7 +592,8 @@ class DuckDBEngine(Engine):
         held = self._holds(None)
         relation, _ = self._reading(None)
         view = self._view_of(
-            DuckDBEngine(_query(relation, _DATA, sql), self._con), same_rows=same_rows
+            DuckDBEngine(_query(relation, _DATA, sql, self.source), self._con, source=self.source),
+            same_rows=same_rows,
         )
         if held:  # a view of held columns is held too: its queries read just their columns
             view.hold(view.schema())
@@ -615,7 +630,7 @@ class DuckDBEngine(Engine):
         self.stats.record(f"hold {len(wanted)} columns", scan=True)
         try:
             with _query(
-                self.relation, _DATA, f"SELECT {projection} FROM {_DATA}"
+                self.relation, _DATA, f"SELECT {projection} FROM {_DATA}", self.source
             ).to_arrow_reader() as reader:
                 batches, rows = [], 0
                 for batch in reader:
@@ -628,7 +643,7 @@ class DuckDBEngine(Engine):
                 table = pa.Table.from_batches(batches, reader.schema)
             back = self._con.from_arrow(table.slice(0, 0)).types
         except duckdb.Error as exc:
-            raise engine_error(exc) from exc
+            raise engine_error(exc, self.source) from exc
         for i, (name, back_type) in enumerate(zip(wanted, back, strict=True)):
             if str(back_type) == types[name]:
                 self._held[name] = table.column(i)
@@ -682,7 +697,8 @@ class DuckDBEngine(Engine):
     ) -> tuple[int, int, list[tuple[Any, ...]]]:
         """An anti-join with the reference's distinct values, on this engine's connection.
 
-        ``reference`` is read as the engine reads data (:func:`~autovalidate.io.to_relation`).
+        ``reference`` is read as the engine reads data
+        (:func:`~autovalidate.engines.io.to_relation`).
         """
         present = " AND ".join(f"{quote_identifier(c)} IS NOT NULL" for c in columns)
         condition = present if where is None else f"({render(where)}) AND {present}"
@@ -709,7 +725,7 @@ class DuckDBEngine(Engine):
                 found = orphan.project(projection).distinct().order(projection).limit(int(limit))
                 examples = [tuple(r) for r in found.fetchall()]
         except duckdb.Error as exc:
-            raise engine_error(exc) from exc
+            raise engine_error(exc, self.source) from exc
         return int(rows), int(count), examples
 
     def query(
@@ -721,7 +737,7 @@ class DuckDBEngine(Engine):
         """
         relation, scan = self._reading(columns)
         self.stats.record(description, scan=scan)
-        return _run(relation, _DATA, sql)
+        return _run(relation, _DATA, sql, self.source)
 
     def fetch_arrow(
         self, sql: str, description: str, columns: Collection[str] | None = None
@@ -733,9 +749,9 @@ class DuckDBEngine(Engine):
         relation, scan = self._reading(columns)
         self.stats.record(description, scan=scan)
         try:
-            return _query(relation, _DATA, sql).to_arrow_table()
+            return _query(relation, _DATA, sql, self.source).to_arrow_table()
         except duckdb.Error as exc:
-            raise engine_error(exc) from exc
+            raise engine_error(exc, self.source) from exc
 
     def aggregate(self, exprs: Sequence[Expr]) -> list[Any]:
         """Run all aggregations in one ``SELECT`` over the data (inputs projected once).
@@ -775,11 +791,11 @@ class DuckDBEngine(Engine):
         self.stats.record("text batches", scan=True)
         sql = f"SELECT {render(to_text(col(column)))} FROM {_DATA}"
         try:
-            reader = _query(self.relation, _DATA, sql).to_arrow_reader(int(rows))
+            reader = _query(self.relation, _DATA, sql, self.source).to_arrow_reader(int(rows))
             for batch in reader:
                 yield batch.column(0).to_pylist()
         except duckdb.Error as exc:
-            raise engine_error(exc) from exc
+            raise engine_error(exc, self.source) from exc
 
     def numeric_view(self, columns: Iterable[str]) -> DuckDBEngine:
         """``SELECT TRY_CAST(c AS DOUBLE) AS c, ... FROM data`` for ``columns``, the rest as is."""
@@ -806,7 +822,7 @@ class DuckDBEngine(Engine):
 
     def write_rows(self, rows: duckdb.DuckDBPyRelation, path: str) -> None:
         """:func:`write_parquet` (see :meth:`Engine.write_rows`)."""
-        write_parquet(rows, path)
+        write_parquet(rows, path, self.source)
 
     def split_rows(
         self,
@@ -838,7 +854,10 @@ class DuckDBEngine(Engine):
         flagged = f"(SELECT {back}, {listed} AS {out} FROM (SELECT {', '.join(read)} FROM {_DATA}))"
         valid = f"SELECT * EXCLUDE ({out}) FROM {flagged} WHERE len({out}) = 0"
         invalid = f"SELECT * FROM {flagged} WHERE len({out}) > 0"
-        return _query(self.relation, _DATA, valid), _query(self.relation, _DATA, invalid)
+        return (
+            _query(self.relation, _DATA, valid, self.source),
+            _query(self.relation, _DATA, invalid, self.source),
+        )
 
     def split(self, test_ratio: float, seed: int) -> tuple[DuckDBEngine, DuckDBEngine]:
         """Rows by the hash of their position and ``seed``: the same split for the same seed."""

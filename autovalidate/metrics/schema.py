@@ -95,7 +95,7 @@ class NewestTimestamp(ColumnAnalyzer, ScanShareableAnalyzer):
     (a date, a ``TIMESTAMP`` without time zone, text such as ``2025-08-25``)
     is read in the session's time zone (DuckDB's ``TimeZone`` setting,
     Spark's ``spark.sql.session.timeZone``, which
-    :func:`autovalidate.sparkutil.local_session` sets to UTC). Text that is
+    :func:`autovalidate.engines.spark_session.local_session` sets to UTC). Text that is
     no timestamp is skipped, as a null. Microsecond resolution. The state is
     Maximum's, so batches merge.
 

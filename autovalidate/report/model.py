@@ -31,9 +31,9 @@ from autovalidate.pattern_constraint import PatternConstraint, Segment
 from autovalidate.wording import counted
 
 if TYPE_CHECKING:
-    from autovalidate.anomaly.batches import BatchValidationResult, StatisticDecision
     from autovalidate.checks.spec import ConstraintSuite
     from autovalidate.checks.verification import VerificationResult
+    from autovalidate.monitor.batches import BatchValidationResult, StatisticDecision
     from autovalidate.repository.base import AnalysisResult
     from autovalidate.suggest.runner import ConstraintSuggestionResult
 
@@ -337,7 +337,7 @@ def batch_report(
     file
         The batch.
     result
-        The decision (:func:`autovalidate.anomaly.batches.validate_batch`).
+        The decision (:func:`autovalidate.monitor.batches.validate_batch`).
     history
         The dataset's earlier results the decision used (the metrics repository's).
     """

@@ -1,7 +1,7 @@
 """Index builds for AV-bench (the tau sweep's indexes, the offline cost), each in its own JVM.
 
 Every build calls the product's ``autovalidate.index.build.build_index`` with a
-``autovalidate.sparkutil.local_session`` of the requested master, in a
+``autovalidate.engines.spark_session.local_session`` of the requested master, in a
 subprocess (``python -m benchmarks.avbench.indexes``), so that local[1] and
 local[2] get fresh JVMs and the builds never overlap.  The wall time is
 measured around the ``build_index`` call only (JVM start excluded).
@@ -129,8 +129,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tau", type=int, required=True)
     parser.add_argument("--master", required=True)
     args = parser.parse_args(argv)
+    from autovalidate.engines.spark_session import local_session
     from autovalidate.index.build import build_index
-    from autovalidate.sparkutil import local_session
 
     spark = local_session("avbench-index-build", master=args.master)
     try:

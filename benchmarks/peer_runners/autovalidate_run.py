@@ -49,7 +49,7 @@ def check_of(spec):
 def run():
     data = path
     if engine == "spark":
-        from autovalidate.sparkutil import local_session
+        from autovalidate.engines.spark_session import local_session
 
         spark = local_session("peers", master="local[2]")
         reader = spark.read

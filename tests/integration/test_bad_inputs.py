@@ -118,7 +118,7 @@ def _late_latin(f: Files) -> Path:
 def _ragged(f: Files) -> Result:
     data = f.csv("ragged.csv", "a,b\n1,2\n3\n4,5,6\n")
     res = run("validate", data, "-c", f.suite, "--json")
-    from autovalidate.io import column_values
+    from autovalidate.engines.io import column_values
 
     assert column_values(str(data), "b") == ["2", None, "5"]
     assert column_values(str(data), "column2") == [None, None, "6"]
@@ -127,7 +127,7 @@ def _ragged(f: Files) -> Result:
 
 def _quote(f: Files) -> Result:
     data = f.csv("quote.csv", 'a,b\n1,"open\n2,3\n')
-    from autovalidate.io import column_values
+    from autovalidate.engines.io import column_values
 
     assert column_values(str(data), "b") == ['"open', "3"]
     return run("validate", data, "-c", f.suite)
@@ -140,7 +140,7 @@ def _big_cell(f: Files) -> Result:
 
 def _nul(f: Files) -> Result:
     data = f.csv("nul.csv", b"a,b\nx\x00y,1\nz,2\n")
-    from autovalidate.io import column_values
+    from autovalidate.engines.io import column_values
 
     assert column_values(str(data), "a") == ["x\x00y", "z"]
     return run("validate", data, "-c", f.suite)

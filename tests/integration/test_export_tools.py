@@ -34,8 +34,8 @@ import yaml
 
 from autovalidate import CheckLevel, ConstraintSuite, PatternConstraint, PatternIndex
 from autovalidate.checks.spec import CheckSpec
+from autovalidate.engines.io import column_values
 from autovalidate.export import export_suite
-from autovalidate.io import column_values
 from autovalidate.pattern_inference import suggest_pattern
 from autovalidate.suggest.runner import ConstraintSuggestionRunner
 

@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 from autovalidate import PatternIndex
 from autovalidate.checks.spec import CheckSpec, ConstraintSuite
 from autovalidate.cli import app
-from autovalidate.io import column_values
+from autovalidate.engines.io import column_values
 from autovalidate.pattern_inference import suggest_pattern
 from autovalidate.suggest.runner import ConstraintSuggestionRunner
 

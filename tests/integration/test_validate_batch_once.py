@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typer.testing import CliRunner
 
-import autovalidate.anomaly.batches as batches
+import autovalidate.monitor.batches as batches
 from autovalidate.cli import app
 from autovalidate.metrics.codec import analyzer_key
 from autovalidate.repository import open_repository

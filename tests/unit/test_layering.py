@@ -29,11 +29,16 @@ LAYERS: list[set[str]] = [
         "schemas",
     },
     {"metrics"},  # analyzer and expression declarations: no engine
-    {"io", "patterns", "drift"},
-    {"engines", "index"},  # engines render and run metrics; the index stores patterns
+    {"patterns", "drift"},
+    # engines read local data (engines.io), start Spark (engines.spark_session), render and
+    # run metrics; the index stores patterns
+    {"engines", "index"},
     {"analysis", "solver"},  # the analysis runner; FMDV over the index
-    {"repository", "profiles", "pattern_constraint", "pattern_inference", "sparkutil", "spark"},
-    {"anomaly"},  # anomaly detection strategies, batch forecasts
+    {"repository", "profiles", "pattern_constraint", "pattern_inference", "spark"},
+    {"anomaly"},  # anomaly detection strategies (forecasts, AVH bounds): no data, no I/O
+    # batch monitoring workflows over the strategies: record a batch's statistics, accept or
+    # reject the batch (below checks: an AVH program is also a suite, checks.avh_suite)
+    {"monitor"},
     {"checks"},  # checks, constraints (the anomaly constraint among them), suite files
     {"suggest"},
     {"export", "report"},  # a suite in other tools' formats; reports of runs
@@ -46,12 +51,10 @@ LAYERS: list[set[str]] = [
 ENGINE_LIBRARIES = {"duckdb", "pyspark"}
 ENGINE_WORK = (
     "engines/",
-    "io.py",
     "index/reader.py",
     "index/build.py",  # the Spark job of the index build
     "index/merge.py",  # adds index states up in DuckDB, as the reader looks them up
     "repository/duckdb.py",
-    "sparkutil.py",
 )
 
 

@@ -279,3 +279,29 @@ def test_write_invalid_rows_quarantines_the_rows_split_finds(tmp_path):
     assert list(written[0])[:-1] == list(BATCH.columns)
     with pytest.raises(av.ParameterError, match="'state' is a column of the data"):
         result.write_invalid_rows(tmp_path / "other.parquet", column="state")
+
+
+def test_constraint_suite_run_is_an_alias_of_validate():
+    """One entry (issue 32): ``suite.run(data)`` is ``validate(data, suite).verification``."""
+    suite = ConstraintSuite(
+        (
+            CheckSpec(
+                "batch",
+                av.CheckLevel.ERROR,
+                (
+                    ConstraintSpec("is_complete", {"column": "postcode"}),
+                    ConstraintSpec("has_size", {}, Assertion("==", 8)),
+                    _zip_constraint("postcode"),
+                ),
+            ),
+        )
+    )
+    options = {"rename": {"postcode": "zip"}, "examples": 3, "examples_of_passing": True}
+    ran = suite.run(BATCH, **options)
+    validated = av.validate(BATCH, suite, **options).verification
+    assert ran.status is validated.status is av.CheckStatus.ERROR
+    assert ran.check_results_as_rows() == validated.check_results_as_rows()
+    (ran_check,), (validated_check,) = ran.check_results, validated.check_results
+    details = [c.details for c in ran_check.constraint_results]
+    assert details == [c.details for c in validated_check.constraint_results]
+    assert details[2]["examples"] == ["3595x", "x5957"]

@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 import pytest
 
 from autovalidate.checks import Check, CheckLevel, VerificationSuite
-from autovalidate.io import column_values
+from autovalidate.engines.io import column_values
 from autovalidate.metrics import (
     ApproxQuantile,
     Completeness,

@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 from autovalidate.checks import Check, CheckLevel
-from autovalidate.checks.spec import ConstraintSpec, run_checks
+from autovalidate.checks.running import run_checks
+from autovalidate.checks.spec import ConstraintSpec
 from autovalidate.engines.duckdb import DuckDBEngine
 from autovalidate.errors import ConstraintFormatError, EngineError, UnsafeInputError
 from autovalidate.metrics import PatternMatch

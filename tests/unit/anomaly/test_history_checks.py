@@ -14,7 +14,6 @@ from autovalidate.anomaly import (
     OnlineNormalStrategy,
     SimpleThresholdStrategy,
 )
-from autovalidate.anomaly.batches import batch_statistics, record_batch, validate_batch
 from autovalidate.checks import Check, CheckLevel, VerificationSuite
 from autovalidate.checks.anomaly import NO_HISTORY
 from autovalidate.checks.spec import (
@@ -33,6 +32,7 @@ from autovalidate.metrics import (
     Size,
     StandardDeviation,
 )
+from autovalidate.monitor.batches import batch_statistics, record_batch, validate_batch
 from autovalidate.repository import ResultKey, open_repository
 from autovalidate.repository.base import rows_of
 

@@ -81,6 +81,25 @@ def test_unreadable_input_is_an_error():
         engine_for("/no/such/file.parquet")
 
 
+def test_a_read_error_mid_scan_names_the_file_the_engine_was_opened_on(tmp_path):
+    """The engine names its source (issue 32): the CLI no longer rewrites the message."""
+    late = tmp_path / "late.csv"
+    late.write_bytes(b"a,b\n" + b"abc,1\n" * 100_000 + b"x\xffy,2\n")
+    engine = DuckDBEngine(late)
+    assert engine.source == str(late)
+    for scan in (
+        lambda e: e.aggregate([E.count_star()]),
+        lambda e: e.numeric_view(["b"]).aggregate([E.count_star()]),  # a view names it too
+        lambda e: e.text_values("a"),
+    ):
+        with pytest.raises(DataSourceError) as raised:
+            scan(engine)
+        assert raised.value.path == str(late) and "cannot be read" in str(raised.value)
+    engine.close()
+    assert DuckDBEngine(arrow({"a": [1]})).source == "the data"
+    assert DuckDBEngine(arrow({"a": [1]}), source="orders").source == "orders"
+
+
 def test_query_counting_separates_scans_from_other_queries():
     engine = DuckDBEngine(arrow({"a": [1, 2, 2]}))
     engine.aggregate([E.count_star()])

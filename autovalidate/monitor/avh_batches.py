@@ -1,6 +1,6 @@
 """Batch validation by an Auto-Validate-by-History program (Tu et al., KDD 2023).
 
-Where :mod:`autovalidate.anomaly.batches` forecasts every statistic (Redyuk et
+Where :mod:`autovalidate.monitor.batches` forecasts every statistic (Redyuk et
 al. 2020) and rejects a batch when any leaves its interval, with no bound on
 how often a clean batch is rejected, AVH *programs* a conjunction of
 constraints from the history whose false-positive rate is at most a budget
@@ -72,12 +72,6 @@ from autovalidate.anomaly.avh import (
     psi,
     select_constraints,
 )
-from autovalidate.anomaly.batches import (
-    BatchValidationResult,
-    StatisticDecision,
-    _history,
-    _tracked_numeric,
-)
 from autovalidate.engines import open_engine
 from autovalidate.errors import (
     AutovalidateError,
@@ -104,6 +98,12 @@ from autovalidate.metrics import (
 )
 from autovalidate.metrics.base import Analyzer
 from autovalidate.metrics.codec import analyzer_key, keys_by_text
+from autovalidate.monitor.batches import (
+    BatchValidationResult,
+    StatisticDecision,
+    _history,
+    _tracked_numeric,
+)
 from autovalidate.nulls import DEFAULT_NULL_TOKENS
 from autovalidate.profiles import profile_columns
 from autovalidate.repository.base import AnalysisResult, MetricsRepository, ResultKey
@@ -296,7 +296,7 @@ def record_avh_batch(
 ) -> dict[Analyzer, Metric]:
     """Compute a batch's AVH statistics (:func:`avh_statistics`) and save them under ``key``.
 
-    They include Redyuk's, so :func:`~autovalidate.anomaly.batches.validate_batch`
+    They include Redyuk's, so :func:`~autovalidate.monitor.batches.validate_batch`
     can use the same history. The conformance to the patterns the history
     tracks is recorded; a text column without one gets a pattern learned
     from this batch, kept for the batches after it.
@@ -1017,7 +1017,7 @@ def validate_batch_avh(
     Returns
     -------
     tuple
-        The decision (one :class:`~autovalidate.anomaly.batches.StatisticDecision`
+        The decision (one :class:`~autovalidate.monitor.batches.StatisticDecision`
         per constraint; ``detail`` states its bound and budget share) and the program.
 
     Raises

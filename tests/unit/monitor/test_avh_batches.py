@@ -9,7 +9,11 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from autovalidate.anomaly.avh_batches import (
+from autovalidate.cli import app
+from autovalidate.errors import ConstraintFormatError, InsufficientHistoryError, ParameterError
+from autovalidate.metrics import Completeness, Histogram, MaxLength, Size
+from autovalidate.metrics.codec import analyzer_from_dict, analyzer_key
+from autovalidate.monitor.avh_batches import (
     AVHProgram,
     avh_statistics,
     candidates,
@@ -19,10 +23,6 @@ from autovalidate.anomaly.avh_batches import (
     tracked_patterns,
     validate_batch_avh,
 )
-from autovalidate.cli import app
-from autovalidate.errors import ConstraintFormatError, InsufficientHistoryError, ParameterError
-from autovalidate.metrics import Completeness, Histogram, MaxLength, Size
-from autovalidate.metrics.codec import analyzer_from_dict, analyzer_key
 from autovalidate.repository import ResultKey, open_repository
 from autovalidate.repository.base import rows_of
 from autovalidate.repository.memory import InMemoryMetricsRepository
