@@ -265,8 +265,21 @@ def _signature_class(encoded: str) -> tuple[bool, bool]:
 
 
 _UNIT = "\x1f"
-#: The pooled-positions key of every class of a kind.
-_ANY_CLASS = "*"
+
+
+def _family(klass: str) -> str:
+    """The family a position class backs off to: fixed widths, free widths, or itself.
+
+    A class of fixed width (``<hex-upper>{k}``, ``title{k}``) breaks when a
+    later text is longer or shorter, a class of free width (``<digit>+``,
+    ``shape+``) only when its characters change, a constant whenever the
+    text does: each family fails in its own way and rate.
+    """
+    if klass.endswith("{k}"):
+        return "*{k}"
+    if klass.endswith("+"):
+        return "*+"
+    return "*" + klass
 
 
 class RepeatKey(NamedTuple):
@@ -471,8 +484,9 @@ class GeneralizationStats:
             ``(failed + PRIOR_COLUMNS · q) / (columns + PRIOR_COLUMNS)`` of the
             key, where q is the failure rate of the option's class over every
             width and stratum of the kind, itself pooled the same way with
-            the kind's rate over every class (a class of three positions that
-            never failed is not free: it backs off to its kind), and 1 where
+            the rate of its family in the kind (fixed widths, free widths:
+            :func:`_family`; a fixed-width class of three positions that never
+            failed is not free, it backs off to the fixed widths), and 1 where
             the corpus has no position of that class (an option nothing
             supports is never free).
         """
@@ -485,7 +499,7 @@ class GeneralizationStats:
         pooled = pools.get((kind, klass))
         if not pooled or not pooled[0]:
             return 1.0  # an option nothing in the corpus supports is never free
-        whole = pools[(kind, _ANY_CLASS)]
+        whole = pools[(kind, _family(klass))]
         prior = (pooled[2] + PRIOR_COLUMNS * whole[2] / whole[0]) / (pooled[0] + PRIOR_COLUMNS)
         n, _, failed = self.positions.get(PositionKey(kind, klass, width, stratum), (0, 0.0, 0))
         return (failed + PRIOR_COLUMNS * prior) / (n + PRIOR_COLUMNS)
@@ -605,7 +619,7 @@ class GeneralizationStats:
             pooled = {}
             for key, sums in self.positions.items():
                 _add_sums(pooled, (key.kind, key.option_class), sums)
-                _add_sums(pooled, (key.kind, _ANY_CLASS), sums)
+                _add_sums(pooled, (key.kind, _family(key.option_class)), sums)
             self.__dict__["_pooled"] = pooled
         return pooled
 

@@ -136,13 +136,15 @@ def test_position_risk_pools_a_thin_key_with_its_class():
     assert stats.shape_risk(3, 1, ("D", "S:", "D")) == 1.0
 
 
-def test_a_thin_class_that_never_failed_borrows_its_kinds_rate():
+def test_a_thin_class_that_never_failed_borrows_its_familys_rate():
     stats = GeneralizationStats()
     # kind M: a well-evidenced class that failed at 10 of 100 positions, and a class
     # of 3 positions (fixed-width upper-case hex) that never failed
     stats.positions[PositionKey("M", "shape{k}", 5, 3)] = [100, 5.0, 10]
     stats.positions[PositionKey("M", "<hex-upper>{k}", 9, 3)] = [3, 0.0, 0]
-    kind = 10 / 103
+    # a free-width class: no width to break, so the fixed widths' failures are not its own
+    stats.positions[PositionKey("M", "<alphanum>+", 0, 3)] = [50, 0.0, 0]
+    kind = 10 / 103  # the fixed-width classes of the kind
     thin = (0 + PRIOR_COLUMNS * kind) / (3 + PRIOR_COLUMNS)
     # a width and stratum of the thin class the corpus never showed: the class's shrunk rate
     risk = stats.position_risk("M", "<hex-upper>{8}", False, 1)
@@ -151,6 +153,7 @@ def test_a_thin_class_that_never_failed_borrows_its_kinds_rate():
     assert stats.position_risk("M", "<hex-upper>{12}", False, 20) == pytest.approx(
         (0 + PRIOR_COLUMNS * thin) / (3 + PRIOR_COLUMNS)
     )
+    assert stats.position_risk("M", "<alphanum>+", False, 1) == 0.0
 
 
 def test_a_shape_counts_a_repeated_unit_once_but_not_words():
