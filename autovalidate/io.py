@@ -17,6 +17,7 @@ pattern validation, the Deequ DuckDB engine and the CLI read data the same way:
 
 from __future__ import annotations
 
+import mmap
 import os
 import sys
 from collections.abc import Iterable, Sequence
@@ -131,6 +132,18 @@ def _header_has_no_blanks(path: str) -> bool:
     return all(0x21 <= byte <= 0x7E for byte in line) and line.count(b'"') % 2 == 0
 
 
+def _has_no_quote_character(path: str) -> bool:
+    """Whether the file holds neither ``"`` nor ``'``: no field can be quoted, nor hold a newline.
+
+    A search of the bytes (memchr speed: 0.08 s for 660 MB in the page cache);
+    it stops at the first quote it finds.
+    """
+    if os.path.getsize(path) == 0:
+        return True
+    with open(path, "rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        return data.find(b'"') < 0 and data.find(b"'") < 0
+
+
 def to_relation(data: Any, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyRelation:
     """Turn local data into a DuckDB relation on ``con``.
 
@@ -166,10 +179,15 @@ def to_relation(data: Any, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyRel
         try:
             if fmt == "csv":
                 # DuckDB's parallel scanner refuses null padding (ragged rows) once a
-                # quoted field holds a newline, and only says so mid-scan: read serially
+                # quoted field holds a newline, and only says so mid-scan: read a file
+                # with quotes serially. One without (most machine-written CSV) cannot
+                # have one, and its scan (parsing, and every aggregate of the query, in
+                # the scan's pipeline) runs on all cores.
+                parallel = os.path.isfile(text) and _has_no_quote_character(text)
+
                 def read(header: bool) -> duckdb.DuckDBPyRelation:
                     return con.read_csv(
-                        text, header=header, all_varchar=True, null_padding=True, parallel=False
+                        text, header=header, all_varchar=True, null_padding=True, parallel=parallel
                     )
 
                 relation = read(True)
