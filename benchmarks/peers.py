@@ -3,6 +3,7 @@
 Usage::
 
     python3 benchmarks/peers.py [--rows N] [--repeat R] [--tools a,b,...] [--formats parquet,csv]
+                                [--label NAME]
 
 The same 16 checks (row count, completeness, uniqueness, ranges, set
 membership, min/max/mean/standard deviation/median bounds, regexes with a
@@ -28,7 +29,7 @@ each keeps its fastest run. Reported per tool and format: process wall time
 the file to the verdicts, the process CPU time and peak resident memory (from
 ``wait4``), the ratio to the floor, and whether its verdicts equal the floor's.
 
-Writes ``peers.json``, ``peers.md`` (and ``peers.png`` when matplotlib is
+Writes ``peers[-LABEL].json``, ``.md`` (and ``.png`` when matplotlib is
 installed) to ``benchmarks/results/``.
 """
 
@@ -310,6 +311,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--tools", default=",".join(TOOLS))
     parser.add_argument("--formats", default="parquet,csv")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--label", default="", help="suffix of the result files (peers-LABEL.md)")
     args = parser.parse_args(argv)
     tools = [t for t in args.tools.split(",") if t]
     formats = [f for f in args.formats.split(",") if f]
@@ -362,9 +364,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "results": results,
     }
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "peers.json").write_text(json.dumps(report, indent=2) + "\n")
-    (args.out / "peers.md").write_text(markdown(report))
-    plot(report, args.out / "peers.png")
+    name = "peers" + (f"-{args.label}" if args.label else "")
+    (args.out / f"{name}.json").write_text(json.dumps(report, indent=2) + "\n")
+    (args.out / f"{name}.md").write_text(markdown(report))
+    plot(report, args.out / f"{name}.png")
     print(markdown(report))
     return 0
 
