@@ -13,7 +13,9 @@ data is read as few times as possible:
    and queried there.
 
 So a run reads the data ``1 + number of distinct groupings`` times (no
-scan-shareable analyzer: one less). With more than one grouping, the engine
+scan-shareable analyzer: one less; on Spark one more when the aggregations mix
+ones Spark compiles with ones it cannot, which run in a job of their own:
+:meth:`autovalidate.engines.spark.SparkEngine.aggregate`). With more than one grouping, the engine
 is first told to :meth:`~autovalidate.engines.Engine.hold` the columns they
 read: DuckDB reads them once into memory (when they fit), so that the
 groupings cost no scan each, and a grouping's query costs the same however
