@@ -3,6 +3,7 @@
 Usage::
 
     python3 benchmarks/peers.py [--rows N] [--repeat R] [--tools a,b,...] [--formats parquet,csv]
+                                [--label NAME]
 
 The same 16 checks (row count, completeness, uniqueness, ranges, set
 membership, min/max/mean/standard deviation/median bounds, regexes with a
@@ -14,7 +15,10 @@ and its CSV copy, validated by:
 - ``autovalidate-duckdb`` and ``autovalidate-spark`` (``local[2]``);
 - ``gx-pandas``: Great Expectations 1.x on a pandas DataFrame;
 - ``pandera-pandas`` and ``pandera-polars``;
-- ``soda-duckdb``: Soda Core 3 (SodaCL) on a DuckDB view of the file.
+- ``soda-duckdb``: Soda Core 3 (SodaCL) on a DuckDB view of the file;
+- ``gx-spark`` and ``soda-spark``: the same on a Spark DataFrame (local[2],
+  the settings of autovalidate's ``local_session``; CSV read with
+  ``inferSchema``), with the PySpark each supports in its own virtualenv.
 
 Each peer is installed with pip in a virtualenv of its own under
 ``benchmarks/work/venvs/`` (created here on the first run, never in the
@@ -25,7 +29,7 @@ each keeps its fastest run. Reported per tool and format: process wall time
 the file to the verdicts, the process CPU time and peak resident memory (from
 ``wait4``), the ratio to the floor, and whether its verdicts equal the floor's.
 
-Writes ``peers.json``, ``peers.md`` (and ``peers.png`` when matplotlib is
+Writes ``peers[-LABEL].json``, ``.md`` (and ``.png`` when matplotlib is
 installed) to ``benchmarks/results/``.
 """
 
@@ -99,6 +103,10 @@ PEERS = {
     "gx": ["great_expectations>=1,<2", "pandas", "pyarrow"],
     "pandera": ["pandera[polars]", "pandas", "polars", "pyarrow"],
     "soda": ["-r", str(ROOT / "tests" / "tools" / "soda.txt")],
+    # Spark peers bring the PySpark their tool supports (GX: < 4.2; Soda's
+    # spark-df source: < 4), each in its own venv; the JVM is this machine's.
+    "gx-spark": ["great_expectations[spark]>=1,<2", "pandas", "pyarrow"],
+    "soda-spark": ["soda-core==3.5.6", "soda-core-spark-df==3.5.6", "pyarrow"],
 }
 
 #: tool: (virtualenv or None for this interpreter, runner, option)
@@ -110,6 +118,8 @@ TOOLS: dict[str, tuple[str | None, str, str]] = {
     "pandera-pandas": ("pandera", "pandera_run.py", "pandas"),
     "pandera-polars": ("pandera", "pandera_run.py", "polars"),
     "soda-duckdb": ("soda", "soda_duckdb.py", ""),
+    "gx-spark": ("gx-spark", "gx_pandas.py", "spark"),
+    "soda-spark": ("soda-spark", "soda_duckdb.py", "spark"),
 }
 
 #: Where a peer's semantics differ from autovalidate's on these checks.
@@ -123,10 +133,15 @@ SEMANTICS = [
     "full-match semantics.",
     "The median: autovalidate's `has_approx_quantile` is within 1% in rank (a quantile "
     "sketch); GX, pandera, Soda and the floor compute it exactly.",
-    "CSV: autovalidate reads every field as text exactly as written (DuckDB), Spark with "
-    "`inferSchema`, pandas and polars infer types (the zip codes become integers there). "
-    "autovalidate's `is_in_range` on a text column fails with a DuckDB binder error (a "
-    "failed metric, so a failed check): the two `differ` rows of autovalidate-duckdb on CSV.",
+    "CSV: autovalidate reads every field as text exactly as written (DuckDB) and casts it "
+    "(`TRY_CAST(x AS DOUBLE)`) where a check reads numbers, in the same scan; a text that is "
+    "no number fails a range as in Deequ on Spark. Spark runners read with `inferSchema`, "
+    "pandas and polars infer types (the zip codes become integers there).",
+    "Soda's Spark source has no `stddev_pop` nor `percentile` metric: soda-spark computes "
+    "those two as user-defined metrics (`SELECT stddev_pop(price) FROM orders`, "
+    "`percentile(price, 0.5)`), one Spark query each, as a Soda user would write them.",
+    "Spark runners (autovalidate-spark, gx-spark, soda-spark) start their Spark session "
+    "(local[2], 4g driver, 8 shuffle partitions) inside the timed `validate` part.",
     "pandera has no `mostly`: fractions and statistics are custom checks of one boolean; "
     "uniqueness, non-null, ranges, sets and the all-rows regex are its own checks.",
 ]
@@ -162,8 +177,10 @@ def _version(tool: str) -> str:
     venv, _, _ = TOOLS[tool]
     package = {
         "gx": "great_expectations",
+        "gx-spark": "great_expectations",
         "pandera": "pandera",
         "soda": "soda-core",
+        "soda-spark": "soda-core",
         None: "duckdb",
     }[venv]
     code = f"import importlib.metadata as m; print(m.version({package!r}))"
@@ -294,6 +311,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--tools", default=",".join(TOOLS))
     parser.add_argument("--formats", default="parquet,csv")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--label", default="", help="suffix of the result files (peers-LABEL.md)")
     args = parser.parse_args(argv)
     tools = [t for t in args.tools.split(",") if t]
     formats = [f for f in args.formats.split(",") if f]
@@ -346,9 +364,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "results": results,
     }
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "peers.json").write_text(json.dumps(report, indent=2) + "\n")
-    (args.out / "peers.md").write_text(markdown(report))
-    plot(report, args.out / "peers.png")
+    name = "peers" + (f"-{args.label}" if args.label else "")
+    (args.out / f"{name}.json").write_text(json.dumps(report, indent=2) + "\n")
+    (args.out / f"{name}.md").write_text(markdown(report))
+    plot(report, args.out / f"{name}.png")
     print(markdown(report))
     return 0
 

@@ -1,11 +1,14 @@
-"""Benchmark: one shared scan vs one query per analyzer vs a hand-written query, on DuckDB.
+"""Benchmark: one shared scan vs one query per analyzer vs a hand-written query.
 
 Usage::
 
     python3 benchmarks/shared_scan.py [--rows N] [--parts K] [--repeat R] [--label NAME]
+                                      [--engine duckdb|spark] [--format parquet|csv]
 
 The scan-shareable analyzers of ``deequ_bench.py``'s suite (18 of them) on its
-orders table as Parquet (generated once under ``benchmarks/work/``), three ways:
+orders table as Parquet (generated once under ``benchmarks/work/``) or its CSV
+copy (read with the Parquet file's types, as ``deequ_bench.py`` reads it: no
+sniffing, the same typed table), on DuckDB or Spark (``local[2]``), three ways:
 
 - ``shared``: the analysis runner with scan sharing, one ``SELECT`` for all;
 - ``separate``: the runner with one query per analyzer;
@@ -13,6 +16,7 @@ orders table as Parquet (generated once under ``benchmarks/work/``), three ways:
   numbers the same way (the same MD5 HyperLogLog codes, the same quantile grid),
   the floor for the shared scan; and ``hand-written, native HLL``: the same
   with DuckDB's own ``approx_count_distinct``, which gives other numbers.
+  DuckDB only: on Spark the two runner modes are compared.
 
 The modes alternate ``--repeat`` times (ABCD ABCD ...); each keeps its fastest
 wall time and its least process CPU time (other work on the shared machine only
@@ -37,16 +41,18 @@ if str(ROOT) not in sys.path:  # run as a script from a checkout
     sys.path.insert(0, str(ROOT))
 
 from autovalidate.analysis import AnalysisRunner  # noqa: E402
-from autovalidate.engines.duckdb import new_connection, render  # noqa: E402
+from autovalidate.engines.duckdb import render  # noqa: E402
 from autovalidate.metrics import expressions as E  # noqa: E402
 from autovalidate.metrics.base import FrequencyBasedAnalyzer  # noqa: E402
 from benchmarks.deequ_bench import (  # noqa: E402
     RESULTS,
     STATUSES,
     WORK,
+    Engine,
     _commit,
     _machine,
     analyzers_of,
+    as_csv,
     generate,
     suite,
 )
@@ -114,17 +120,22 @@ def measure(modes: dict[str, Callable[[], Any]], repeat: int) -> dict[str, dict]
 def markdown(report: dict) -> str:
     """The report as a Markdown table."""
     p = report["params"]
-    floor = report["modes"]["hand-written"]
+    engine, fmt = p.get("engine", "duckdb"), p.get("format", "parquet")
+    floor = report["modes"].get("hand-written") or report["modes"]["shared"]
+    versus = "hand-written" if "hand-written" in report["modes"] else "shared"
+    files = "Parquet files" if fmt == "parquet" else "CSV files (read with the Parquet types)"
+    version = report["machine"].get("pyspark" if engine == "spark" else "duckdb", "")
     lines = [
-        f"# Shared scan vs separate queries on Parquet, DuckDB ({report['label']})",
+        f"# Shared scan vs separate queries on {fmt.capitalize() if fmt == 'parquet' else 'CSV'}, "
+        f"{'DuckDB' if engine == 'duckdb' else 'Spark local[2]'} ({report['label']})",
         "",
-        f"{p['rows']:,} rows in {p['parts']} Parquet files, the {p['analyzers']} scan-shareable "
-        f"analyzers of `deequ_bench.py`; commit `{report['commit'][:12]}`, DuckDB "
-        f"{report['machine']['duckdb']}, {report['machine']['cores']} cores shared with other "
+        f"{p['rows']:,} rows in {p['parts']} {files}, the {p['analyzers']} scan-shareable "
+        f"analyzers of `deequ_bench.py`; commit `{report['commit'][:12]}`, {engine} "
+        f"{version}, {report['machine']['cores']} cores shared with other "
         f"work (1-minute load average before the runs: {report['load_range']}). Best of "
         f"{p['repeat']} alternating runs. Command: `{p['command']}`.",
         "",
-        "| mode | wall (s) | CPU (s) | wall / hand-written | CPU / hand-written |",
+        f"| mode | wall (s) | CPU (s) | wall / {versus} | CPU / {versus} |",
         "|---|---:|---:|---:|---:|",
     ]
     for mode, r in report["modes"].items():
@@ -133,6 +144,8 @@ def markdown(report: dict) -> str:
             f"{r['best_wall'] / floor['best_wall']:.2f}x | "
             f"{r['best_cpu'] / floor['best_cpu']:.2f}x |"
         )
+    if engine == "spark":
+        lines += ["", "CPU: this Python process only (the JVM's work is not in it)."]
     s, sep = report["modes"]["shared"], report["modes"]["separate"]
     lines += [
         "",
@@ -150,29 +163,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--parts", type=int, default=3)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--label", default="", help="suffix of the result files")
+    parser.add_argument("--engine", choices=("duckdb", "spark"), default="duckdb")
+    parser.add_argument("--format", choices=("parquet", "csv"), default="parquet")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
-    paths = [
-        str(p) for p in generate(args.rows, args.parts, WORK / f"orders-{args.rows}-{args.parts}")
-    ]
+    paths = generate(args.rows, args.parts, WORK / f"orders-{args.rows}-{args.parts}")
+    if args.format == "csv":
+        paths = as_csv(paths)
+    spark = None
+    if args.engine == "spark":
+        from autovalidate.sparkutil import local_session
+
+        spark = local_session("shared-scan", master="local[2]")
+    reader = Engine(args.engine, spark)
     analyzers = [a for a in analyzers_of(suite()) if not isinstance(a, FrequencyBasedAnalyzer)]
 
     def runner(share: bool) -> Callable[[], Any]:
         def run() -> Any:
-            data = new_connection().read_parquet(paths)
+            data = reader.data(paths)
             return AnalysisRunner.on_data(data).add_analyzers(analyzers).share_scans(share).run()
 
         return run
 
     def query(sql: str) -> Callable[[], Any]:
-        return lambda: new_connection().read_parquet(paths).query("_av_data", sql).fetchall()
+        return lambda: reader.data(paths).query("_av_data", sql).fetchall()
 
-    modes = {
-        "shared": runner(True),
-        "separate": runner(False),
-        "hand-written": query(hand_written(native_hll=False)),
-        "hand-written, native HLL": query(hand_written(native_hll=True)),
-    }
+    modes = {"shared": runner(True), "separate": runner(False)}
+    if args.engine == "duckdb":
+        modes["hand-written"] = query(hand_written(native_hll=False))
+        modes["hand-written, native HLL"] = query(hand_written(native_hll=True))
     runner(True)()  # warm-up: file cache, imports
     results = measure(modes, args.repeat)
     loads = [x for r in results.values() for x in r["load_before"]]
@@ -184,6 +203,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "parts": args.parts,
             "repeat": args.repeat,
             "analyzers": len(analyzers),
+            "engine": args.engine,
+            "format": args.format,
             "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
         },
         "commit": _commit(),

@@ -13,16 +13,22 @@ data is read as few times as possible:
    and queried there.
 
 So a run reads the data ``1 + number of distinct groupings`` times (no
-scan-shareable analyzer: one less). With more than one grouping, the engine
+scan-shareable analyzer: one less; on Spark one more when the aggregations mix
+ones Spark compiles with ones it cannot, which run in a job of their own:
+:meth:`autovalidate.engines.spark.SparkEngine.aggregate`). With more than one grouping, the engine
 is first told to :meth:`~autovalidate.engines.Engine.hold` the columns they
 read: DuckDB reads them once into memory (when they fit), so that the
 groupings cost no scan each, and a grouping's query costs the same however
 wide the data. On data without declared types (CSV read
 as text, :attr:`~autovalidate.engines.Engine.untyped`), the analyzers that read
 text columns as numbers (minimum, maximum, mean, sum, standard deviation,
-quantiles, correlation) run on the engine's numeric view of those columns
-instead, one more scan (a value that is not a number is null there, as
-Deequ's column profiler casts a string column it inferred numeric). With
+quantiles, correlation) read them cast to numbers inside their aggregations,
+in the same shared scan (a value that is not a number is null there, as
+Deequ's column profiler casts a string column it inferred numeric); a
+comparison with a number (``is_in_range``) compares the cast value, so that
+a text that is not a number fails it as in Deequ on Spark. Those with a
+``where`` filter, and the others, run on the engine's numeric view of the
+columns instead, one more scan. With
 ``share_scans=False`` every analyzer runs alone instead, for comparison.
 Each state is merged with the state a loader holds for it (appending data to
 what was analyzed before) and stored with a persister when given, before the
@@ -163,10 +169,18 @@ def _pick(values: Sequence[Any], positions: Mapping[Expr, int], exprs: Sequence[
 
 
 def _scanning_metrics(
-    engine: Engine, analyzers: Sequence[ScanShareableAnalyzer], io: _StateIO
+    engine: Engine,
+    analyzers: Sequence[ScanShareableAnalyzer],
+    io: _StateIO,
+    aggregations: Mapping[Analyzer, tuple[Expr, ...]],
 ) -> dict[Analyzer, Metric]:
+    """Metrics of analyzers from one query of all their aggregations (``aggregations`` if there)."""
+
+    def of(analyzer: ScanShareableAnalyzer) -> tuple[Expr, ...]:
+        return aggregations[analyzer] if analyzer in aggregations else analyzer.aggregations()
+
     metrics: dict[Analyzer, Metric] = {}
-    exprs = _unique_exprs(a.aggregations() for a in analyzers)
+    exprs = _unique_exprs(of(a) for a in analyzers)
     try:
         values = engine.aggregate(exprs)
     except AutovalidateError as exc:
@@ -177,14 +191,12 @@ def _scanning_metrics(
         # One bad analyzer (a broken where filter, say) fails the shared query: rerun
         # each alone so that only the broken ones fail.
         for analyzer in analyzers:
-            metrics.update(_scanning_metrics(engine, [analyzer], io))
+            metrics.update(_scanning_metrics(engine, [analyzer], io, aggregations))
         return metrics
     positions = {e: i for i, e in enumerate(exprs)}
     for analyzer in analyzers:
         try:
-            state = analyzer.state_from_aggregates(
-                _pick(values, positions, analyzer.aggregations())
-            )
+            state = analyzer.state_from_aggregates(_pick(values, positions, of(analyzer)))
         except Exception as exc:  # noqa: BLE001 - Deequ's Try: a failed metric is a value
             metrics[analyzer] = analyzer.failure(exc)
             continue
@@ -316,17 +328,37 @@ def run_analyzers(
     io = _StateIO(aggregate_with, save_states_with)
     schema = engine.schema()
     cast = _text_read_as_numbers(engine, unique, schema)
-    metrics = _run(engine, schema, [a for a in unique if a not in cast], io, share_scans)
-    if cast:
-        view = engine.numeric_view(sorted({c for columns in cast.values() for c in columns}))
-        metrics.update(_run(view, view.schema(), list(cast), io, share_scans))
+    inline: dict[Analyzer, tuple[Expr, ...]] = {}
+    for analyzer, columns in cast.items():
+        if isinstance(analyzer, ScanShareableAnalyzer):
+            exprs = analyzer.aggregations_reading_text(columns)
+            if exprs is not None:
+                inline[analyzer] = exprs
+    on_view = {a: columns for a, columns in cast.items() if a not in inline}
+    numeric = {a: _read_as_numbers(schema, cast[a]) for a in inline}
+    here = [a for a in unique if a not in on_view]
+    metrics = _run(engine, schema, here, io, share_scans, inline, numeric)
+    if on_view:
+        view = engine.numeric_view(sorted({c for columns in on_view.values() for c in columns}))
+        metrics.update(_run(view, view.schema(), list(on_view), io, share_scans))
     return AnalyzerContext({a: metrics[a] for a in unique}, engine.stats.since(start))
+
+
+def _read_as_numbers(schema: Schema, columns: Sequence[str]) -> Schema:
+    """``schema`` with ``columns`` numeric: what an analyzer reading them as numbers sees."""
+    return {**schema, **dict.fromkeys(columns, ColumnKind.NUMERIC)}
 
 
 def _text_read_as_numbers(
     engine: Engine, analyzers: Sequence[Analyzer], schema: Schema
 ) -> dict[Analyzer, list[str]]:
-    """Analyzer -> the text columns it reads as numbers, on an untyped engine (else none)."""
+    """Analyzer -> the text columns it reads as numbers, on an untyped engine (else none).
+
+    A scan-shareable analyzer reads them cast inside its own aggregations
+    (:meth:`~autovalidate.metrics.base.ScanShareableAnalyzer.aggregations_reading_text`),
+    in the one shared scan; the others (and those with a ``where`` filter)
+    run on the engine's numeric view of the columns, one more scan.
+    """
     if not engine.untyped:
         return {}
     cast = {
@@ -351,11 +383,19 @@ def _run(
     analyzers: Sequence[Analyzer],
     io: _StateIO,
     share_scans: bool,
+    aggregations: Mapping[Analyzer, tuple[Expr, ...]] | None = None,
+    schemas: Mapping[Analyzer, Schema] | None = None,
 ) -> dict[Analyzer, Metric]:
+    """Metrics of ``analyzers`` on the engine.
+
+    ``aggregations`` replaces the aggregations of some scan-shareable
+    analyzers (text read as numbers), and ``schemas`` the schema their
+    preconditions see.
+    """
     metrics: dict[Analyzer, Metric] = {}
     runnable: list[Analyzer] = []
     for analyzer in analyzers:
-        error = analyzer.check_preconditions(schema)
+        error = analyzer.check_preconditions((schemas or {}).get(analyzer, schema))
         if isinstance(analyzer, ColumnTypes):  # read from the schema, no query
             metrics[analyzer] = analyzer.metric_from_columns(engine.column_types())
         elif error is None and isinstance(analyzer, EngineAnalyzer):
@@ -369,7 +409,7 @@ def _run(
     batches = [scanning] if share_scans else [[a] for a in scanning]
     for batch in batches:
         if batch:
-            metrics.update(_scanning_metrics(engine, batch, io))
+            metrics.update(_scanning_metrics(engine, batch, io, aggregations or {}))
 
     groups: dict[Any, list[FrequencyBasedAnalyzer]] = {}
     for analyzer in runnable:

@@ -218,6 +218,9 @@ class Engine(ABC):
     def aggregate(self, exprs: Sequence[Expr]) -> list[Any]:
         """Evaluate aggregate expressions over all rows in one scan.
 
+        (Spark: two when some of them are aggregates it cannot compile; see
+        :meth:`autovalidate.engines.spark.SparkEngine.aggregate`.)
+
         Raises
         ------
         EngineError

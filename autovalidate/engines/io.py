@@ -17,6 +17,7 @@ pattern validation, the Deequ DuckDB engine and the CLI read data the same way:
 
 from __future__ import annotations
 
+import mmap
 import os
 import sys
 from collections.abc import Iterable, Sequence
@@ -115,6 +116,34 @@ def _header_as_written(
     )
 
 
+def _header_has_no_blanks(path: str) -> bool:
+    """Whether the file's first line is printable ASCII without a space: no name DuckDB trims.
+
+    Read from the first 64 KiB; a first line longer than that, any blank or
+    byte outside ASCII (a no-break space, a byte order mark), or an odd number
+    of double quotes (a quoted name going on past a line break) says no.
+    """
+    with open(path, "rb") as file:
+        head = file.read(1 << 16)
+    end = head.find(b"\n")
+    if end < 0:
+        return False
+    line = head[:end].removesuffix(b"\r")
+    return all(0x21 <= byte <= 0x7E for byte in line) and line.count(b'"') % 2 == 0
+
+
+def _has_no_quote_character(path: str) -> bool:
+    """Whether the file holds neither ``"`` nor ``'``: no field can be quoted, nor hold a newline.
+
+    A search of the bytes (memchr speed: 0.08 s for 660 MB in the page cache);
+    it stops at the first quote it finds.
+    """
+    if os.path.getsize(path) == 0:
+        return True
+    with open(path, "rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        return data.find(b'"') < 0 and data.find(b"'") < 0
+
+
 def to_relation(data: Any, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyRelation:
     """Turn local data into a DuckDB relation on ``con``.
 
@@ -150,14 +179,21 @@ def to_relation(data: Any, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyRel
         try:
             if fmt == "csv":
                 # DuckDB's parallel scanner refuses null padding (ragged rows) once a
-                # quoted field holds a newline, and only says so mid-scan: read serially
-                relation, headless = (
-                    con.read_csv(
-                        text, header=h, all_varchar=True, null_padding=True, parallel=False
+                # quoted field holds a newline, and only says so mid-scan: read a file
+                # with quotes serially. One without (most machine-written CSV) cannot
+                # have one, and its scan (parsing, and every aggregate of the query, in
+                # the scan's pipeline) runs on all cores.
+                parallel = os.path.isfile(text) and _has_no_quote_character(text)
+
+                def read(header: bool) -> duckdb.DuckDBPyRelation:
+                    return con.read_csv(
+                        text, header=header, all_varchar=True, null_padding=True, parallel=parallel
                     )
-                    for h in (True, False)
-                )
-                return _header_as_written(relation, headless)
+
+                relation = read(True)
+                if os.path.isfile(text) and _header_has_no_blanks(text):
+                    return relation  # no name to trim: a second sniff of the file is wasted
+                return _header_as_written(relation, read(False))
             return con.read_parquet(_parquet_glob(text))
         except duckdb.Error as exc:
             head = str(exc).split("\n\n", 1)[0]  # DuckDB appends the reader's options

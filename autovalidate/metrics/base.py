@@ -31,7 +31,7 @@ from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from autovalidate.errors import ColumnNotFoundError, DataError, EmptyColumnError
-from autovalidate.metrics.expressions import Expr, Sql, columns_read, to_sql
+from autovalidate.metrics.expressions import Expr, Sql, columns_read, read_as_numbers, to_sql
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -463,6 +463,21 @@ class ScanShareableAnalyzer(Analyzer):
     @abstractmethod
     def aggregations(self) -> tuple[Expr, ...]:
         """Return the aggregate expressions this analyzer needs, in a fixed order."""
+
+    def aggregations_reading_text(self, columns: Sequence[str]) -> tuple[Expr, ...] | None:
+        """:meth:`aggregations` on data where ``columns`` (numeric columns) hold text.
+
+        Each occurrence of those columns is read as a number
+        (:func:`~autovalidate.metrics.expressions.read_as_numbers`: a text that
+        is not a number is null, as on the engine's numeric view), so that the
+        analyzer joins the shared scan of the data instead of scanning that
+        view. ``None`` when the aggregations hold user SQL (a ``where``
+        filter), which cannot be rewritten: the runner then uses the view.
+        """
+        exprs = self.aggregations()
+        if columns_read(exprs) is None:
+            return None
+        return tuple(read_as_numbers(e, columns) for e in exprs)
 
     @abstractmethod
     def state_from_aggregates(self, values: Sequence[Any]) -> State | None:

@@ -244,11 +244,27 @@ class Compliance(RatioAnalyzer):
     def numeric_columns(self) -> tuple[str, ...]:
         """The columns an expression predicate compares with a number (``x >= 0``).
 
-        On data read as text (CSV) they are read as numbers, as for a mean:
-        ``is_in_range`` on a CSV column compares numbers, not text with a
-        number (which DuckDB refuses). SQL text predicates declare none.
+        On data read as text (CSV) those comparisons compare numbers, not
+        text with a number (which DuckDB refuses): see
+        :meth:`aggregations_reading_text`. SQL text predicates declare none.
         """
         return () if isinstance(self.predicate, str) else E.compared_with_numbers(self.predicate)
+
+    def aggregations_reading_text(self, columns: Sequence[str]) -> tuple[E.Expr, ...]:
+        """:meth:`aggregations` with the predicate comparing ``columns`` (text) as numbers.
+
+        As Deequ's predicate on a Spark string column (outside ANSI mode):
+        the comparison reads ``TRY_CAST(x AS DOUBLE)``
+        (:func:`~autovalidate.metrics.expressions.numbers_compared_as_numbers`),
+        so a text that is not a number (``N/A``, ``12 oz``) makes it null and
+        the row does not comply, while ``x IS NULL`` still reads the text: an
+        empty cell passes ``is_in_range``. The row split of a validation
+        rewrites :meth:`row_violation` the same way, so its invalid rows are
+        the rows this metric counted.
+        """
+        where = where_expr(self.where)
+        predicate = E.numbers_compared_as_numbers(self.predicate_expr(), columns)
+        return (E.count_where(E.where_condition(predicate, where)), E.count_where(where))
 
     def aggregations(self) -> tuple[E.Expr, ...]:
         """Rows passing filter and predicate, and rows passing the filter."""

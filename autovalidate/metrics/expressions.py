@@ -83,6 +83,7 @@ __all__ = [
     "project_aggregate_inputs",
     "quote_identifier",
     "quantile_grid",
+    "read_as_numbers",
     "quantile_grid_probabilities",
     "running_extreme_before",
     "skewness_pop",
@@ -853,14 +854,55 @@ def compared_with_numbers(expr: Expr) -> tuple[str, ...]:
     return tuple(found)
 
 
-def numbers_compared_as_numbers(expr: Expr) -> Expr:
-    """``expr`` reading as numbers (:func:`to_double`) the columns it compares with numbers.
+def numbers_compared_as_numbers(expr: Expr, columns: Iterable[str] | None = None) -> Expr:
+    """``expr`` comparing as numbers (:func:`to_double`) the columns it compares with numbers.
 
-    Every occurrence of such a column is read so, as an engine's numeric view
-    reads it (:meth:`autovalidate.engines.Engine.numeric_view`): a value that
-    is not a number is null there, in the range and in its ``IS NULL`` alike.
+    Only the comparisons change (``x >= 0`` becomes ``to_double(x) >= 0``);
+    every other use of the column reads its text, ``x IS NULL`` included.
+    This is how Deequ's predicates behave on a Spark string column: Spark
+    casts the text for the comparison (outside ANSI mode, the default up to
+    Spark 3.5), a text that is not a number makes the comparison null, and a
+    null predicate does not comply. So on a CSV column ``is_in_range``
+    passes an empty cell (null) and fails ``N/A`` or ``12 oz`` (text that is
+    no number), where reading the whole column as numbers would have passed
+    them both as nulls.
+
+    Parameters
+    ----------
+    expr
+        A row-level condition.
+    columns
+        The columns to compare as numbers (``None``: all of
+        :func:`compared_with_numbers`); others are left as they are.
     """
     numeric = set(compared_with_numbers(expr))
+    if columns is not None:
+        numeric &= set(columns)
+
+    def cast(node: Expr) -> Expr:
+        if not isinstance(node, Call):
+            return node
+        if node.fn in _COMPARISONS and len(node.args) == 2:
+            left, right = node.args
+            if isinstance(left, Col) and left.name in numeric and _is_number(right):
+                return Call(node.fn, (to_double(left), right))
+            if isinstance(right, Col) and right.name in numeric and _is_number(left):
+                return Call(node.fn, (left, to_double(right)))
+        return Call(node.fn, tuple(cast(a) for a in node.args))
+
+    return cast(expr) if numeric else expr
+
+
+def read_as_numbers(expr: Expr, columns: Iterable[str]) -> Expr:
+    """``expr`` reading every occurrence of ``columns`` as numbers (:func:`to_double`).
+
+    What an engine's numeric view of those columns gives
+    (:meth:`autovalidate.engines.Engine.numeric_view`), inside the expression:
+    a text that is not a number is null everywhere the column is read. The
+    expression must hold no user SQL (:class:`Sql`), which the rewrite
+    cannot see into.
+    """
+    numeric = set(columns)
 
     def cast(node: Expr) -> Expr:
         if isinstance(node, Col) and node.name in numeric:

@@ -5,10 +5,9 @@ import sys
 
 from common import arguments, report
 
-sys.path.insert(0, os.environ["AUTOVALIDATE_ROOT"])
+if "AUTOVALIDATE_ROOT" in os.environ:  # started by peers.py; imported from a checkout otherwise
+    sys.path.insert(0, os.environ["AUTOVALIDATE_ROOT"])
 from autovalidate import Check, CheckLevel, VerificationSuite  # noqa: E402
-
-checks, fmt, path, engine = arguments()
 
 
 def between(lo, hi):
@@ -46,25 +45,32 @@ def check_of(spec):
     return check.has_approx_quantile(c, 0.5, assertion)
 
 
-def run():
-    data = path
-    if engine == "spark":
-        from autovalidate.engines.spark_session import local_session
+def main():
+    checks, fmt, path, engine = arguments()
 
-        spark = local_session("peers", master="local[2]")
-        reader = spark.read
-        data = (
-            reader.parquet(path)
-            if fmt == "parquet"
-            else reader.csv(path, header=True, inferSchema=True)
-        )
-    result = VerificationSuite().on_data(data).add_checks([check_of(s) for s in checks]).run()
-    verdicts, values = {}, {}
-    for r in result.check_results:
-        verdicts[r.check.description] = r.status.value == "Success"
-        (c,) = r.constraint_results
-        values[r.check.description] = c.value if isinstance(c.value, (int, float)) else None
-    return verdicts, values
+    def run():
+        data = path
+        if engine == "spark":
+            from autovalidate.engines.spark_session import local_session
+
+            spark = local_session("peers", master="local[2]")
+            reader = spark.read
+            data = (
+                reader.parquet(path)
+                if fmt == "parquet"
+                else reader.csv(path, header=True, inferSchema=True)
+            )
+        suite = VerificationSuite().on_data(data).add_checks([check_of(s) for s in checks])
+        result = suite.run()
+        verdicts, values = {}, {}
+        for r in result.check_results:
+            verdicts[r.check.description] = r.status.value == "Success"
+            (c,) = r.constraint_results
+            values[r.check.description] = c.value if isinstance(c.value, (int, float)) else None
+        return verdicts, values
+
+    report(run)
 
 
-report(run)
+if __name__ == "__main__":
+    main()

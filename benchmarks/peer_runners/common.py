@@ -14,6 +14,36 @@ import sys
 import time
 
 
+def spark_session():
+    """A local[2] Spark session with the settings of autovalidate's ``local_session``.
+
+    The same driver memory, shuffle partitions, Arrow transfer and no UI, so
+    that the Spark peers run on the Spark autovalidate runs on.
+    """
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.appName("peers")
+        .master("local[2]")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.memory", "4g")
+        .config("spark.sql.shuffle.partitions", "8")
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .config("spark.sql.session.timeZone", "UTC")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+def spark_frame(spark, fmt, path):
+    """The file as a Spark DataFrame: Parquet as is, CSV with a header and inferred types."""
+    if fmt == "parquet":
+        return spark.read.parquet(path)
+    return spark.read.csv(path, header=True, inferSchema=True)
+
+
 def arguments():
     """The checks (a list of dicts), the format (csv or parquet), the path and the option."""
     checks = json.loads(open(sys.argv[1]).read())

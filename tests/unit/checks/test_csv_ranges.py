@@ -8,6 +8,7 @@ is read as a number there, as a mean reads it. Real data: the beers table.
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 import autovalidate as av
 from autovalidate import Check, CheckLevel
@@ -27,3 +28,31 @@ def test_is_in_range_on_a_csv_column_counts_numbers_and_splits_the_same_rows(dir
     broken = invalid.df()
     assert sorted(broken["id"]) == sorted(text.loc[~inside, "id"])
     assert {"19.2", "24", "32"} <= set(broken["ounces"])
+
+
+def test_a_csv_range_fails_text_that_is_no_number_as_deequ_does_in_one_scan(dirty_clean):
+    """`0.09%` in a number column is outside any range, an empty cell inside (Deequ on Spark).
+
+    Spark (outside ANSI mode) casts the text for `abv >= 0`; a text that is
+    not a number makes the comparison null, and a null predicate does not
+    comply. The range, the mean and the maximum share the one scan of the file.
+    """
+    path = dirty_clean / "beers" / "dirty.csv"
+    text = pd.read_csv(path, dtype=str, keep_default_na=False)
+    abv = pd.to_numeric(text["abv"], errors="coerce")
+    empty = text["abv"] == ""
+    assert empty.any() and (abv.isna() & ~empty).any()  # the data have both
+    inside = empty | abv.between(0, 0.1)
+    check = (
+        Check(CheckLevel.ERROR, "abv")
+        .is_in_range("abv", 0, 0.1)
+        .has_mean("abv", lambda v: v > 0)
+        .has_max("abv", lambda v: v > 0)
+    )
+    result = av.validate(str(path), [check])
+    ranges, mean, maximum = result.rows()
+    assert ranges["value"] == inside.mean()
+    assert mean["value"] == pytest.approx(abv.mean(), rel=1e-12) and maximum["value"] == abv.max()
+    assert result.verification.metrics.stats.scans == 1
+    _, invalid = result.split()
+    assert sorted(invalid.df()["id"]) == sorted(text.loc[~inside, "id"])

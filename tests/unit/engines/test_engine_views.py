@@ -117,11 +117,14 @@ def test_a_csv_file_is_text_and_its_numbers_are_read_cast(tmp_path):
     assert engine.untyped and not engine_for(TABLE).untyped
     assert set(engine.schema().values()) == {ColumnKind.STRING}
     assert engine.text_values("zip") == ["007", "10115", "8001"]
-    analyzers = [Mean("price"), Correlation("price", "qty"), Size()]
+    filtered = Mean("price", where="qty > 1")
+    analyzers = [Mean("price"), Correlation("price", "qty"), Size(), filtered]
     context = run_analyzers(engine, analyzers)
     assert context.metric(Mean("price")).value == pytest.approx(2.25)
     assert context.metric(Correlation("price", "qty")).value == pytest.approx(1.0)
-    # the text scan (Size) and the scan of the numeric view (Mean, Correlation)
+    assert context.metric(filtered).value == pytest.approx(3.0)
+    # one scan of the text (Size; Mean and Correlation cast it inside their aggregates), and
+    # one of the numeric view (the filtered Mean: its user SQL cannot be rewritten)
     assert (context.stats.scans, engine.stats.scans) == (2, 3)
     # typed data are not cast: a string column is no number there
     typed = run_analyzers(engine_for(TABLE), [Mean("price")]).metric(Mean("price"))

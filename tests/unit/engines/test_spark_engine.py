@@ -101,10 +101,14 @@ def test_spark_and_duckdb_compute_the_same_metrics_and_states(spark_states):
 
 def test_spark_runs_scan_sharing(spark_states):
     context, _ = spark_states
-    # one aggregation, and three groupings (the name; name and code; the name's text for the
-    # histogram); states were requested, so each grouping is persisted once
+    # two aggregations (the compiled aggregates, and in a job of their own those Spark runs
+    # interpreted: collect_set of the HyperLogLog codes, percentile_approx), and three
+    # groupings (the name; name and code; the name's text for the histogram); states were
+    # requested, so each grouping is persisted once
     groupings = {a.grouping for a in ANALYZERS if hasattr(a, "grouping")}
-    assert context.stats.scans == 1 + len(groupings) == 4
+    assert context.stats.scans == 2 + len(groupings) == 5
+    aggregations = [line for line in context.stats.log if line.startswith("scan: aggregate")]
+    assert aggregations == ["scan: aggregate 23", "scan: aggregate 2"]
 
 
 def test_spark_without_scan_sharing(frame):
