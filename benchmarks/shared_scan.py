@@ -172,7 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         paths = as_csv(paths)
     spark = None
     if args.engine == "spark":
-        from autovalidate.sparkutil import local_session
+        from autovalidate.engines.spark_session import local_session
 
         spark = local_session("shared-scan", master="local[2]")
     reader = Engine(args.engine, spark)

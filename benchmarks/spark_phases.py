@@ -30,7 +30,7 @@ if str(ROOT) not in sys.path:  # run as a script from a checkout
 
 from autovalidate import VerificationSuite  # noqa: E402
 from autovalidate.engines import spark as spark_engine  # noqa: E402
-from autovalidate.sparkutil import local_session  # noqa: E402
+from autovalidate.engines.spark_session import local_session  # noqa: E402
 from benchmarks.deequ_bench import RESULTS, WORK, _commit, _machine, as_csv, generate  # noqa: E402
 from benchmarks.peers import CHECKS  # noqa: E402
 

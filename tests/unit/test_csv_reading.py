@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import duckdb
 
-from autovalidate.io import to_relation
+from autovalidate.engines.io import to_relation
 
 ROWS = 200_000
 
