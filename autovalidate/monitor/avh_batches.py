@@ -788,10 +788,17 @@ class AVHProgram:
         Raises
         ------
         ConstraintFormatError
-            If ``doc`` is not a saved AVH program.
+            If ``doc`` is not a saved AVH program, or one of a version this
+            code does not read (1 to :data:`PROGRAM_VERSION`).
         """
         if not isinstance(doc, Mapping) or doc.get("format") != PROGRAM_FORMAT:
             raise ConstraintFormatError(f"not an AVH program (format {PROGRAM_FORMAT!r})")
+        version = doc.get("version")
+        if type(version) is not int or not 1 <= version <= PROGRAM_VERSION:
+            raise ConstraintFormatError(
+                f"AVH program version {version!r}: this autovalidate reads versions "
+                f"1 to {PROGRAM_VERSION} (a newer program needs a newer autovalidate)"
+            )
         try:
             return cls(
                 str(doc["dataset"]),

@@ -222,6 +222,17 @@ def test_a_format_change_lowers_the_conformance_to_the_pattern_learned_first(gro
     assert kinds["format change"][0] > 0
 
 
+def test_a_program_of_a_version_this_code_does_not_read_is_refused_by_name(growing):
+    repo, rng = growing
+    doc = fit_program(repo.load().for_dataset("o").get(), batch(rng, 440), 0.1).to_dict()
+    for version in (3, 0, "2", None, True):
+        with pytest.raises(ConstraintFormatError, match=f"version {version!r}"):
+            AVHProgram.from_dict({**doc, "version": version})
+    without = {k: v for k, v in doc.items() if k != "version"}
+    with pytest.raises(ConstraintFormatError, match="version None"):
+        AVHProgram.from_dict(without)
+
+
 def test_a_version_1_program_on_a_history_saved_before_keys_decides_as_before(growing, tmp_path):
     repo, rng = growing
     history = repo.load().for_dataset("o").get()
