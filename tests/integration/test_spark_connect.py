@@ -61,7 +61,11 @@ def test_engine_on_connect_computes_duckdbs_metrics_and_states(spark_connect):
         assert c.error is None, (analyzer, c.error)
         assert same_value(c.value, d.value, rel=1e-12), (analyzer, c.value, d.value)
     groupings = {a.grouping for a in ANALYZERS if hasattr(a, "grouping")}
-    assert connect.stats.scans == 1 + len(groupings)
+    # two aggregations, as on a local session: the compiled aggregates, and in a job of
+    # their own those Spark runs interpreted (collect_set of HyperLogLog codes, percentile_approx)
+    assert connect.stats.scans == 2 + len(groupings)
+    aggregations = [line for line in connect.stats.log if line.startswith("scan: aggregate")]
+    assert aggregations == ["scan: aggregate 23", "scan: aggregate 2"]
 
 
 def test_beers_suite_on_connect_is_identical_to_duckdb(spark_connect, dirty_clean):
