@@ -542,14 +542,13 @@ class GeneralizationStats:
         shared lake (docs/auto-validate.md, "Shapes backed off by signature").
         """
         stratum, bucket = diversity_stratum(distinct), _signatures_bucket(signatures)
-        spaced = "S " in most
-        base = self._shape_risk(stratum, bucket, spaced)
+        encoded = encode_signature(most)
+        klass = _signature_class(encoded)
+        base = self._shape_risk(stratum, bucket, klass[1])
         if len(most) < 2 or not self.signature_shapes:
             return base
-        encoded = encode_signature(most)
         by_class, by_signature = self._signature_ratios()
-        ratio = by_class.get(("W" in most, spaced), 1.0)
-        ratio *= by_signature.get((encoded, stratum), 1.0)
+        ratio = by_class.get(klass, 1.0) * by_signature.get((encoded, stratum), 1.0)
         return min(1.0, base * ratio)
 
     @lru_cache(maxsize=256)  # noqa: B019
