@@ -236,7 +236,7 @@ def _frequency_metrics(
     metrics: dict[Analyzer, Metric] = {}
     shareable = [a for a in analyzers if isinstance(a, ScanShareableFrequencyBasedAnalyzer)]
     if shareable:
-        exprs = _unique_exprs(a.frequency_aggregations() for a in shareable)
+        exprs = _frequency_exprs(shareable)
         try:
             values = table.aggregate(exprs)
         except AutovalidateError as exc:
@@ -244,11 +244,7 @@ def _frequency_metrics(
                 raise
             metrics.update({a: a.failure(exc) for a in shareable})
         else:
-            positions = {e: i for i, e in enumerate(exprs)}
-            for a in shareable:
-                metrics[a] = a.metric_from_aggregates(
-                    _pick(values, positions, a.frequency_aggregations())
-                )
+            metrics.update(_metrics_from_frequency_aggregates(shareable, exprs, values))
     for analyzer in analyzers:
         if analyzer not in metrics:
             try:
@@ -257,6 +253,56 @@ def _frequency_metrics(
                 if fails_the_run(exc):
                     raise
                 metrics[analyzer] = analyzer.failure(exc)
+    return metrics
+
+
+def _frequency_exprs(analyzers: Sequence[ScanShareableFrequencyBasedAnalyzer]) -> list[Expr]:
+    """The aggregations scan-shareable analyzers of one grouping run over its frequencies."""
+    return _unique_exprs(a.frequency_aggregations() for a in analyzers)
+
+
+def _metrics_from_frequency_aggregates(
+    analyzers: Sequence[ScanShareableFrequencyBasedAnalyzer],
+    exprs: Sequence[Expr],
+    values: Sequence[Any],
+) -> dict[Analyzer, Metric]:
+    positions = {e: i for i, e in enumerate(exprs)}
+    return {
+        a: a.metric_from_aggregates(_pick(values, positions, a.frequency_aggregations()))
+        for a in analyzers
+    }
+
+
+def _groupings_together(
+    engine: Engine, groups: Sequence[Sequence[FrequencyBasedAnalyzer]]
+) -> dict[Analyzer, Metric]:
+    """Metrics of groupings whose analyzers all aggregate their frequencies, grouped in one scan.
+
+    Beyond Deequ, which groups once per grouping: the engine groups several
+    at once where it can (:meth:`~autovalidate.engines.Engine.aggregate_groupings`).
+    Where it cannot, or the joint queries fail (each grouping then runs on
+    its own, so that a failure is its analyzers' alone), no metric comes
+    from here.
+    """
+    eligible = [
+        [a for a in members if isinstance(a, ScanShareableFrequencyBasedAnalyzer)]
+        for members in groups
+    ]
+    eligible = [
+        shareable
+        for shareable, members in zip(eligible, groups, strict=True)
+        if len(shareable) == len(members)
+    ]
+    requests = [(members[0].grouping, _frequency_exprs(members)) for members in eligible]
+    try:
+        answers = engine.aggregate_groupings(requests)
+    except AutovalidateError as exc:
+        if fails_the_run(exc):
+            raise
+        return {}
+    metrics: dict[Analyzer, Metric] = {}
+    for members, (_, exprs), values in zip(eligible, requests, answers or [], strict=False):
+        metrics.update(_metrics_from_frequency_aggregates(members, exprs, values))
     return metrics
 
 
@@ -418,8 +464,11 @@ def _run(
             groups.setdefault(key, []).append(analyzer)
     if share_scans and len(groups) > 1:  # a query per grouping: read their columns once
         engine.hold(c for members in groups.values() for c in members[0].grouping.columns or ())
+    if share_scans and not io.active and len(groups) > 1:
+        metrics.update(_groupings_together(engine, list(groups.values())))
     for members in groups.values():
-        metrics.update(_grouping_metrics(engine, members, io))
+        if members[0] not in metrics:
+            metrics.update(_grouping_metrics(engine, members, io))
     return metrics
 
 

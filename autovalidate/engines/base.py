@@ -242,6 +242,24 @@ class Engine(ABC):
             If grouping fails.
         """
 
+    def aggregate_groupings(
+        self, requests: Sequence[tuple[Grouping, Sequence[Expr]]]
+    ) -> list[list[Any]] | None:
+        """Aggregations over the frequency tables of several groupings, all in one scan.
+
+        ``requests``: per grouping, the aggregations to run over its
+        frequency table (as :meth:`FrequencyTable.aggregate` runs them).
+        Returns each request's values, in order; ``None`` where this engine
+        has no plan that groups several groupings in one scan (then each is
+        grouped on its own, :meth:`frequencies`), which is the default.
+
+        Raises
+        ------
+        EngineError
+            If the grouping or an aggregation fails.
+        """
+        return None
+
     @abstractmethod
     def sample(self, condition: Expr, columns: Sequence[Expr], limit: int) -> list[tuple[Any, ...]]:
         """Up to ``limit`` rows matching ``condition``, projected on ``columns`` (one scan).

@@ -49,6 +49,7 @@ from autovalidate.user_code import check_sql_expression, custom_sql_on
 
 __all__ = [
     "AGGREGATES_PER_QUERY",
+    "GROUPINGS_PER_SCAN",
     "HOLD_BYTES",
     "HOLD_ROWS",
     "ArrowFrequencyTable",
@@ -69,6 +70,9 @@ HOLD_BYTES = 256 * 2**20
 HOLD_ROWS = 122_880
 #: Most aggregations in one query over held columns (:meth:`DuckDBEngine.aggregate`).
 AGGREGATES_PER_QUERY = 128
+#: Most groupings one ``GROUPING SETS`` query groups (:meth:`DuckDBEngine.aggregate_groupings`):
+#: their hash tables are all in memory at once.
+GROUPINGS_PER_SCAN = 4
 #: Buckets of the hash that splits rows into training and test sets.
 _SPLIT_BUCKETS = 1_000_000
 
@@ -896,6 +900,91 @@ class DuckDBEngine(Engine):
             fetched = self.fetch_arrow(sql, f"group {description}", columns)
             return ArrowFrequencyTable(fetched, self.stats)
         return _GroupedQueryTable(self, sql, description, columns)
+
+    def aggregate_groupings(
+        self, requests: Sequence[tuple[Grouping, Sequence[Expr]]]
+    ) -> list[list[Any]] | None:
+        """``GROUP BY GROUPING SETS`` queries, one per :data:`GROUPINGS_PER_SCAN` groupings.
+
+        Groupings that filter rows the same way (``where``) are grouped
+        together; each grouping's frequency table is the rows of its grouping
+        set (by ``GROUPING(...)``), and its aggregations run over that, in the
+        same statement: the data are read once per query, where a query per
+        grouping reads them once each (on a 10M-row CSV file two uniqueness
+        checks took 2.6 s together against 3.2-3.4 s apart). ``None`` for
+        fewer than two groupings.
+        """
+        if len(requests) < 2:
+            return None
+        by_where: dict[str | None, list[int]] = {}
+        for i, (grouping, _) in enumerate(requests):
+            where = None if grouping.where is None else render(grouping.where)
+            by_where.setdefault(where, []).append(i)
+        values: list[list[Any]] = [[] for _ in requests]
+        for where, positions in by_where.items():
+            for start in range(0, len(positions), GROUPINGS_PER_SCAN):
+                chunk = positions[start : start + GROUPINGS_PER_SCAN]
+                answers = self._grouping_sets([requests[i] for i in chunk], where)
+                for i, answer in zip(chunk, answers, strict=True):
+                    values[i] = answer
+        return values
+
+    def _grouping_sets(
+        self, requests: Sequence[tuple[Grouping, Sequence[Expr]]], where: str | None
+    ) -> list[list[Any]]:
+        """One query grouping ``requests`` (all filtered by ``where``) and aggregating each."""
+        keys = list(dict.fromkeys(render(e) for g, _ in requests for _, e in g.keys))
+        alias = {k: quote_identifier(f"__av_k{i}") for i, k in enumerate(keys)}
+        count = quote_identifier(COUNT_COLUMN)
+        # one grouping set per distinct key list: a set listed twice would group twice
+        sets = {
+            tuple(dict.fromkeys(alias[render(e)] for _, e in g.keys)): None for g, _ in requests
+        }
+        listed = ", ".join("(" + ", ".join(keys_of) + ")" for keys_of in sets)
+        grouped = (
+            f"SELECT GROUPING({', '.join(alias.values())}) AS __av_set, "
+            + ", ".join(f"{k} AS {a}" for k, a in alias.items())
+            + f", count(*) AS {count} FROM {_DATA}"
+            + ("" if where is None else f" WHERE {where}")
+            + f" GROUP BY GROUPING SETS ({listed})"
+        )
+        selects = []
+        for i, (grouping, exprs) in enumerate(requests):
+            mine = {alias[render(e)] for _, e in grouping.keys}
+            # GROUPING(...) sets the bit of each argument not grouped, the first the highest
+            mask = sum(
+                1 << (len(keys) - 1 - j) for j, a in enumerate(alias.values()) if a not in mine
+            )
+            conditions = [f"__av_set = {mask}"]
+            if grouping.drop_all_null:
+                conditions.append(
+                    "("
+                    + " OR ".join(f"{alias[render(e)]} IS NOT NULL" for _, e in grouping.keys)
+                    + ")"
+                )
+            columns = ", ".join(
+                f"{alias[render(e)]} AS {quote_identifier(n)}" for n, e in grouping.keys
+            )
+            table = (
+                f"(SELECT {columns}, {count} FROM __av_sets "
+                f"WHERE {' AND '.join(conditions)}) AS {_FREQ}"
+            )
+            selects.append(f"({_select_aggregates(exprs, table, None)}) AS __av_q{i}")
+        sql = f"WITH __av_sets AS MATERIALIZED ({grouped}) SELECT * FROM {', '.join(selects)}"
+        columns_used: set[str] | None = set()
+        for grouping, _ in requests:
+            read = grouping.columns
+            if read is None or columns_used is None:
+                columns_used = None
+            else:
+                columns_used |= read
+        names = ";".join(",".join(g.key_names) for g, _ in requests)
+        (row,) = self.query(sql, f"group sets {names}", columns_used)
+        values, start = [], 0
+        for _, exprs in requests:
+            values.append(_decoded(exprs, row[start : start + len(exprs)]))
+            start += len(exprs)
+        return values
 
     def close(self) -> None:
         """Drop the held columns; close the connection if the engine opened it (views use it)."""

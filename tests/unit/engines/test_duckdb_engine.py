@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import duckdb
 import pandas as pd
 import pyarrow.parquet as pq
@@ -15,6 +17,8 @@ from autovalidate.metrics import (
     ApproxCountDistinct,
     Completeness,
     Compliance,
+    CountDistinct,
+    Distinctness,
     Entropy,
     Histogram,
     Mean,
@@ -198,8 +202,11 @@ def test_held_columns_give_the_same_metrics_in_fewer_scans(monkeypatch):
     monkeypatch.setattr("autovalidate.engines.duckdb.HOLD_BYTES", 0)
     scanned = DuckDBEngine(data)
     assert _metrics(scanned) == metrics
-    # the aggregation, the hold that did not fit, four groupings
-    assert scanned.stats.scans == 6
+    # the aggregation, the hold that did not fit, one GROUPING SETS query for
+    # the three groupings whose analyzers only aggregate their frequencies, and
+    # the grouping a histogram reads twice
+    assert scanned.stats.scans == 4
+    assert "scan: group sets i;s;i,s" in scanned.stats.log
     assert held.text_values("s") == scanned.text_values("s") == HELD["s"]
 
 
@@ -274,3 +281,36 @@ def test_running_out_of_memory_says_which_limit_to_raise():
             con.execute("SELECT list(range) FROM range(20000000)").fetchall()
     error = engine_error(raised.value)
     assert isinstance(error, EngineError) and "AUTOVALIDATE_DUCKDB_MEMORY_LIMIT" in str(error)
+
+
+def test_groupings_read_the_data_once_and_each_gets_its_own_frequencies(monkeypatch):
+    monkeypatch.setattr("autovalidate.engines.duckdb.HOLD_BYTES", 0)  # every query scans
+    data = arrow(
+        {
+            "a": ["x", "x", "y", None, "z", "z", "z"],
+            "b": [1, 2, 2, 3, None, None, 4],
+            "c": [0.1, 0.9, 0.8, 0.7, 0.2, 0.6, 0.3],
+        }
+    )
+    analyzers = [
+        Entropy("a"),
+        Uniqueness(["a", "a"]),  # the same grouping set as Entropy's: grouped once
+        Uniqueness(["a", "b"]),  # a null key of two: kept unless both are null
+        Distinctness("b"),
+        Uniqueness("a", where="c > 0.5"),  # another filter: a query of its own
+        CountDistinct("b", where="c > 0.5"),
+    ]
+    apart = run_analyzers(DuckDBEngine(data), analyzers, share_scans=False)
+    engine = DuckDBEngine(data)
+    together = run_analyzers(engine, analyzers)
+    for a in analyzers:
+        assert together.metric(a).value == pytest.approx(apart.metric(a).value), a
+    # by hand: a = x x y z z z (one null dropped), b = 1 2 2 3 4 (two nulls dropped)
+    assert together.metric(Entropy("a")).value == pytest.approx(
+        -sum(p * math.log(p) for p in (2 / 6, 1 / 6, 3 / 6))
+    )
+    assert together.metric(Distinctness("b")).value == pytest.approx(4 / 5)
+    assert together.metric(Uniqueness(["a", "b"])).value == pytest.approx(5 / 7)
+    # the hold that did not fit, one query per filter
+    assert engine.stats.scans == 3
+    assert sum(entry.startswith("scan: group sets") for entry in engine.stats.log) == 2
