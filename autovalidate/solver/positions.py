@@ -178,8 +178,9 @@ def position_choices(
     best: dict[int, tuple[float, str]] = {0: (0.0, "")}
     for tokens, slot in zip(texts, space.slots, strict=True):
         step: dict[int, tuple[float, str]] = {}
+        pricing = _position_pricing(tokens, slot, model)
         for level, (risk, pattern) in best.items():
-            for option, cost, depth in _position_pricing(tokens, slot, model):
+            for option, cost, depth in pricing:
                 key, value = level + depth, (risk + cost, pattern + option)
                 if value[0] <= params.max_fpr and (key not in step or value < step[key]):
                     step[key] = value
