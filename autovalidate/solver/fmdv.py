@@ -52,6 +52,7 @@ from autovalidate.patterns.tokens import tokenize
 from autovalidate.solver.alignment import align
 from autovalidate.solver.dp import SegmentChoice, best_segmentation, specificity_key
 from autovalidate.solver.lengths import bound_runs
+from autovalidate.solver.lists import solve_list
 from autovalidate.solver.lookup import PatternLookup
 from autovalidate.solver.params import METHODS, OBJECTIVES, Solution, SolverParams
 from autovalidate.solver.plan import (
@@ -102,9 +103,13 @@ def solve(
     Solution or None
         ``None`` when no hypothesis is feasible (natural-language columns,
         too little corpus evidence): no constraint rather than a weak one.
-        Where no single pattern is feasible but the values split into at most
-        ``params.max_branches`` formats (by their separators) that each have a
-        feasible pattern, a multi-format solution: one branch per format.
+        Where no single pattern is feasible and the values are lists of one
+        item format with a varying number of items (vertical-cut methods),
+        the item's pattern with the separator and the item repeated up to a
+        bound (:func:`~autovalidate.solver.lists.solve_list`). Else, where
+        the values split into at most ``params.max_branches`` formats (by
+        their separators) that each have a feasible pattern, a multi-format
+        solution: one branch per format.
         Its ``+`` runs are then bounded from below where the corpus justifies
         it (``params.max_shortfall``, :func:`~autovalidate.solver.lengths.bound_runs`).
 
@@ -131,6 +136,17 @@ def solve(
     # (AV-bench holds the lake's test values) cost as much as the solve itself
     with no_cyclic_gc():
         solution = _solve_format(counts, order, index, method, params)
+        model = generalization_model(index, params)
+        if solution is None and model is not None and method in ("fmdv-v", "fmdv-vh"):
+            # before the disjunction, which would take each list length for a format
+            solution = solve_list(
+                counts,
+                order,
+                lambda c, o: _solve_format(c, o, index, method, params),
+                model,
+                params,
+                method,
+            )
         if solution is None and params.max_branches >= 2:
             solution = _solve_formats(counts, order, index, method, params)
         if solution is None or params.max_shortfall <= 0:

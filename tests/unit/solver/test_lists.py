@@ -1,0 +1,87 @@
+"""Lists: a varying number of items of one format, solved as a column of items.
+
+Look-alike machine columns (language weights ``en-gb:0.25,fr-fr:0.5``,
+tag lists ``T1190; T1078``) in a small real index (local writer, Parquet,
+DuckDB), whose first tenth holds shorter lists than the rest.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+import regex
+
+from autovalidate.index.reader import PatternIndex
+from autovalidate.index.state import write_local_index
+from autovalidate.solver.fmdv import solve
+from autovalidate.solver.lists import list_separator
+
+LANGUAGES = ["en-gb", "fr-fr", "de-de", "es-es", "it-it", "pt-br", "nl-nl", "sv-se"]
+WEIGHTS = ["0.25", "0.5", "1.0", "0.125", "0.75"]
+
+
+def _weights(rng: random.Random, rows: int, most: int) -> list[str]:
+    """A column of language-weight lists of 1 to ``most`` items."""
+    return [
+        ",".join(
+            f"{lang}:{rng.choice(WEIGHTS)}" for lang in rng.sample(LANGUAGES, rng.randint(1, most))
+        )
+        for _ in range(rows)
+    ]
+
+
+@pytest.fixture(scope="module")
+def lists_index(tmp_path_factory):
+    rng = random.Random(3)
+    # list columns whose lists grow later, the items as columns of their own,
+    # and numbers (impure fixed widths)
+    columns = [_weights(rng, 20, 2) + _weights(rng, 180, 5) for _ in range(30)]
+    columns += [
+        [f"{rng.choice(LANGUAGES)}:{rng.choice(WEIGHTS)}" for _ in range(200)] for _ in range(30)
+    ]
+    columns += [[str(rng.randint(1, 99_999)) for _ in range(200)] for _ in range(20)]
+    out = tmp_path_factory.mktemp("lists") / "index"
+    write_local_index(columns, out, budget=200_000)
+    with PatternIndex.open(out) as index:
+        yield index
+
+
+def test_a_list_of_key_weight_items_repeats_the_item_pattern(lists_index):
+    train = _weights(random.Random(7), 60, 3)
+    solution = solve(train, lists_index, method="fmdv-vh")
+    assert solution is not None
+    *item, unit = solution.segments
+    assert unit.optional and unit.repeat >= 2 and unit.hypothesis.pattern.startswith(",")
+    assert solution.fpr <= 0.15
+    for later in ("en-gb:0.5", "sv-se:0.125,nl-nl:1.0,de-de:0.25,fr-fr:0.5"):
+        assert regex.fullmatch(solution.regex, later), later
+    # another separator, an item without its weight, an empty item: not the format
+    for drifted in ("en-gb:0.5;fr-fr:0.25", "en-gb:0.5,fr-fr", "en-gb:0.5,,fr-fr:0.25"):
+        assert not regex.fullmatch(solution.regex, drifted), drifted
+
+
+def test_the_list_cut_is_only_tried_by_vertical_cut_methods(lists_index):
+    train = _weights(random.Random(7), 60, 3)
+    for method in ("fmdv", "fmdv-h"):
+        solution = solve(train, lists_index, method=method)
+        assert solution is None or not any(s.repeat > 1 for s in solution.segments), method
+
+
+def test_the_separator_is_the_symbol_whose_items_share_a_format():
+    weights = Counter(["en-gb:0.25,fr-fr:0.5", "de-de:1.0", "it-it:0.5,es-es:0.25,sv-se:1.0"])
+    assert list_separator(weights) == ","
+    tags = Counter(["T1190; T1078", "T1190", "T1003; T1552; T1005"])
+    assert list_separator(tags) == "; "
+    dashed = Counter(["TA0005 - TA0002", "TA0002", "TA0006 - TA0007 - TA0009"])
+    assert list_separator(dashed) == " - "
+
+
+def test_no_separator_for_prose_fixed_counts_or_empty_items():
+    prose = Counter(["Red, green and blue", "Blue", "Green, red, and more"])
+    assert list_separator(prose) is None  # items with words
+    fixed = Counter(["a-b", "c-d", "e-f"])
+    assert list_separator(fixed) is None  # every value has one '-': alignment's case
+    empty = Counter(["a,b", "a,,b", "a"])
+    assert list_separator(empty) is None
