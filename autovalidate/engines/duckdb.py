@@ -3,7 +3,9 @@
 Renders engine-neutral expressions to DuckDB SQL and runs them on a DuckDB
 relation. All aggregations of one analysis run go into one ``SELECT`` over the
 data; a grouping is one ``GROUP BY`` query, aggregated in an enclosing query or,
-when several queries need it, fetched once as Arrow and queried from there.
+when several queries need it, fetched once as Arrow and queried from there;
+groupings that are only aggregated share one ``GROUP BY GROUPING SETS`` query
+(:meth:`DuckDBEngine.aggregate_groupings`).
 Frequency states stored as Arrow are queried the same way.
 
 An engine told to :meth:`~DuckDBEngine.hold` columns reads them once into
