@@ -17,6 +17,7 @@ from autovalidate.errors import EmptyColumnError, ParameterError
 from autovalidate.nulls import DEFAULT_NULL_TOKENS, drop_missing
 from autovalidate.patterns.render import render_body
 from autovalidate.solver.fmdv import METHODS, SolverParams, solve
+from autovalidate.solver.params import horizontal_cuts
 
 if TYPE_CHECKING:
     from autovalidate.engines import Engine
@@ -373,7 +374,7 @@ def infer_pattern(
     if method not in METHODS:
         raise ParameterError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
     if test is None:
-        test = "fisher" if method in ("fmdv-h", "fmdv-vh") else "strict"
+        test = "fisher" if horizontal_cuts(method) else "strict"
     if test not in TESTS:
         raise ParameterError(f"test must be one of {', '.join(TESTS)}; got {test!r}")
     if not 0.0 < alpha < 1.0:

@@ -54,7 +54,14 @@ from autovalidate.solver.dp import SegmentChoice, best_segmentation, specificity
 from autovalidate.solver.lengths import bound_runs
 from autovalidate.solver.lists import solve_list
 from autovalidate.solver.lookup import PatternLookup
-from autovalidate.solver.params import METHODS, OBJECTIVES, Solution, SolverParams
+from autovalidate.solver.params import (
+    METHODS,
+    OBJECTIVES,
+    Solution,
+    SolverParams,
+    horizontal_cuts,
+    vertical_cuts,
+)
 from autovalidate.solver.plan import (
     PlanMemo,
     SpaceEvidence,
@@ -137,7 +144,7 @@ def solve(
     with no_cyclic_gc():
         solution = _solve_format(counts, order, index, method, params)
         model = generalization_model(index, params)
-        if solution is None and model is not None and method in ("fmdv-v", "fmdv-vh"):
+        if solution is None and model is not None and vertical_cuts(method):
             # before the disjunction, which would take each list length for a format
             solution = solve_list(
                 counts,
@@ -184,7 +191,7 @@ def _solve_formats(
     if len(groups) < 2:
         return None
     n = sum(counts.values())
-    tolerance = params.theta if method in ("fmdv-h", "fmdv-vh") else 0.0
+    tolerance = params.tolerance(method)
     ordered = sorted(groups.items(), key=lambda kv: (-sum(kv[1].values()), kv[0]))
     chosen: list[Counter[str]] = []
     covered = 0
@@ -226,8 +233,8 @@ def _solve_format(
     """
     n = sum(counts.values())
     rows = group_rows(counts)
-    vertical = method in ("fmdv-v", "fmdv-vh")
-    horizontal = method in ("fmdv-h", "fmdv-vh")
+    vertical = vertical_cuts(method)
+    horizontal = horizontal_cuts(method)
     # values too long for a pattern are left out, as non-conforming ones
     rows = [r for r in rows if len(r.value_tokens) <= params.max_tokens]
     ordered: list[Row] = []

@@ -133,7 +133,6 @@ def solve_list(
     matcher = regex.compile(pattern_regex([(s.hypothesis.pattern, s.most) for s in cut]))
     n = sum(counts.values())
     kept = sum(w for value, w in counts.items() if matcher.fullmatch(value))
-    tolerance = params.theta if method in ("fmdv-h", "fmdv-vh") else 0.0
-    if kept < n * (1.0 - tolerance) - 1e-9:
+    if kept < n * (1.0 - params.tolerance(method)) - 1e-9:
         return None
     return dataclasses.replace(item_solution, method=method, branches=(cut,), retained=kept / n)

@@ -11,12 +11,30 @@ from autovalidate.solver.dp import SegmentChoice
 from autovalidate.solver.lengths import DEFAULT_MAX_SHORTFALL
 from autovalidate.solver.lookup import PatternLookup
 
-__all__ = ["MAX_BRANCHES", "METHODS", "OBJECTIVES", "Solution", "SolverParams"]
+__all__ = [
+    "MAX_BRANCHES",
+    "METHODS",
+    "OBJECTIVES",
+    "Solution",
+    "SolverParams",
+    "horizontal_cuts",
+    "vertical_cuts",
+]
 
 METHODS = ("fmdv", "fmdv-v", "fmdv-h", "fmdv-vh")
 OBJECTIVES = ("fpr", "coverage")
 #: Most formats of a multi-format pattern (issue "pattern quality v2", item 5).
 MAX_BRANCHES = 3
+
+
+def vertical_cuts(method: str) -> bool:
+    """Whether a method of :data:`METHODS` segments values (FMDV-V, FMDV-VH: §3)."""
+    return method in ("fmdv-v", "fmdv-vh")
+
+
+def horizontal_cuts(method: str) -> bool:
+    """Whether a method of :data:`METHODS` tolerates non-conforming values (FMDV-H, FMDV-VH: §4)."""
+    return method in ("fmdv-h", "fmdv-vh")
 
 
 @dataclass(frozen=True)
@@ -119,6 +137,10 @@ class SolverParams:
     max_shortfall: float = DEFAULT_MAX_SHORTFALL
     generalize: bool = True
     max_position_risk: float = 0.05
+
+    def tolerance(self, method: str) -> float:
+        """The fraction of training values ``method`` may leave non-conforming: θ or 0 (Eq. 16)."""
+        return self.theta if horizontal_cuts(method) else 0.0
 
     def check(self, index: PatternLookup) -> None:
         """Raise :class:`ParameterError` if a parameter is out of range for ``index``."""
