@@ -25,6 +25,15 @@ Semantics every renderer keeps:
   SQL dialect, used as given; a ``where`` filter in Spark SQL (Deequ's
   dialect) on every engine, which Spark runs as given and DuckDB runs
   translated (:func:`autovalidate.engines.duckdb.from_spark_sql`).
+
+An expression's text, :func:`to_sql`, belongs here and not to an engine: it is
+the SQL of the vocabulary DuckDB and Spark SQL share, the text analyzers print
+(``str(analyzer)``), and the text a metrics repository finds rows saved before
+analyzer keys by. An engine spells only what is its own on top of it: DuckDB's
+quantile grid, HyperLogLog code and Spark-SQL translation in
+:func:`autovalidate.engines.duckdb.render`, Spark's ``Column`` in
+:mod:`autovalidate.engines.spark`. A change of how an engine runs a function
+goes there, so the printed text, and the histories found by it, stay.
 """
 
 from __future__ import annotations
@@ -121,9 +130,26 @@ class Col(Expr):
 
 @dataclass(frozen=True)
 class Lit(Expr):
-    """A constant: ``None`` (null), bool, int, float or str."""
+    """A constant: ``None`` (null), bool, int, float or str.
+
+    Two constants are equal when their values are equal and of one type:
+    ``Lit(1)``, ``Lit(1.0)`` and ``Lit(True)`` are three constants, as their
+    SQL text (``1``, ``1.0``, ``TRUE``) and their metrics-repository key
+    (:func:`~autovalidate.metrics.codec.analyzer_key`) are three, so equal
+    analyzers keep one history.
+    """
 
     value: Scalar
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Lit)
+            and type(self.value) is type(other.value)
+            and self.value == other.value
+        )
+
+    def __hash__(self) -> int:
+        return hash((type(self.value).__name__, self.value))
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,18 @@ def test_the_key_is_canonical_and_reads_back_as_the_analyzer():
     assert analyzer_key(Completeness("a")) != analyzer_key(Completeness("a", where="b > 0"))
 
 
+def test_equal_analyzers_have_one_key_and_constants_of_another_type_are_not_equal():
+    # 0, 0.0 and False compare equal in Python, but are three SQL literals and three keys
+    ints, floats, bools = (Compliance("c", E.ge(E.col("a"), E.lit(v))) for v in (0, 0.0, False))
+    assert len({analyzer_key(a) for a in (ints, floats, bools)}) == 3
+    assert len({str(a) for a in (ints, floats, bools)}) == 3
+    assert ints != floats and floats != bools and ints != bools
+    assert len({ints, floats, bools}) == 3
+    again = Compliance("c", E.ge(E.col("a"), E.lit(0)))
+    assert again == ints and hash(again) == hash(ints)
+    assert analyzer_key(again) == analyzer_key(ints)
+
+
 def test_reference_data_is_named_not_keyed():
     frame = pd.DataFrame({"id": [1]})
     bound = ReferentialIntegrity("customer", frame, "id", reference_name="customers")
