@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 from collections import Counter
 from collections.abc import Sequence
 
@@ -305,7 +306,10 @@ def _segmentation(
 
     * the paper's cut: the DP over every segment's best pattern by FPR_T,
       delimiters as literals (Eq. 8-11 with the slack), the whole value one of
-      its segments;
+      its segments; in a value of more than one token a segment's best is
+      the most specific pattern within the slack of its least FPR_T
+      (:meth:`~autovalidate.solver.search.SegmentSpace.best`), as the cut is
+      the most specific within the slack of the least Σ FPR_T;
     * with position statistics (``model``), a cut of parts priced by
       positions (:func:`position_choices`), its first segment carrying the
       retained set's shape risk (:func:`shape_risk`), whose total is within
@@ -332,7 +336,11 @@ def _segmentation(
     corpus: list[SegmentChoice] = []
     for (s, e), (space, optional) in variant.segments.items():
         best = space.best(
-            max_fpr=params.max_fpr, min_cov=max(1, params.min_cov), objective=params.objective
+            max_fpr=params.max_fpr,
+            min_cov=max(1, params.min_cov),
+            objective=params.objective,
+            # a segment's share of the cut's budget: the slack of the cut's own choice
+            slack=params.fpr_slack if variant.width > 1 else math.inf,
         )
         if best is not None:
             corpus.append(SegmentChoice(s, e, best, optional))

@@ -1,9 +1,12 @@
+import random
 from dataclasses import replace
 
 import pytest
 import regex
 
 from autovalidate.errors import ParameterError
+from autovalidate.index.reader import PatternIndex
+from autovalidate.index.state import write_local_index
 from autovalidate.solver.fmdv import SolverParams, solve
 
 LOOSE = SolverParams(max_fpr=0.2, min_cov=5, theta=0.1, tau=8)
@@ -138,3 +141,41 @@ def test_values_beyond_max_tokens_count_as_non_conforming(small_index):
     assert solve([*dates, prose], small_index, method="fmdv-vh", params=wide) is not None
     with pytest.raises(ParameterError, match="max_tokens"):
         solve(dates, small_index, params=replace(LOOSE, max_tokens=4))
+
+
+def _dates(rng, years, rows: int) -> list[str]:
+    return [
+        f"{rng.choice(years)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+        for _ in range(rows)
+    ]
+
+
+@pytest.fixture(scope="module")
+def years_index(tmp_path_factory):
+    rng = random.Random(5)
+    # time-ordered date columns over four years (a one-year first tenth, later years
+    # after it), columns of one year, and two of that year and the year before
+    columns = [
+        sorted(_dates(rng, range(y, y + 4), 200)) for y in range(2005, 2021) for _ in range(2)
+    ]
+    columns += [_dates(rng, [2024], 200) for _ in range(8)]
+    columns += [_dates(rng, [2024, 2023], 200) for _ in range(2)]
+    out = tmp_path_factory.mktemp("years") / "index"
+    write_local_index(columns, out, budget=200_000)
+    with PatternIndex.open(out) as index:
+        yield index
+
+
+def test_a_segment_keeps_no_constant_far_above_the_least_fpr_of_its_generalizations(years_index):
+    # the year constant 2024 is feasible (FPR_T about 0.11 < r) and the most specific
+    # pattern, but <digit>{4} holds at FPR_T 0: within the slack, the cut keeps the width
+    stats = years_index.lookup(["2024-<digit>{2}-<digit>{2}", "<digit>{4}-<digit>{2}-<digit>{2}"])
+    constant = years_index.prior.estimate(stats["2024-<digit>{2}-<digit>{2}"])
+    width = years_index.prior.estimate(stats["<digit>{4}-<digit>{2}-<digit>{2}"])
+    assert constant <= SolverParams().max_fpr and constant > width + SolverParams().fpr_slack
+    train = sorted(_dates(random.Random(7), [2024], 60))
+    s = solve(train, years_index, method="fmdv-vh")
+    assert s is not None
+    assert "2024" not in s.pattern
+    assert regex.fullmatch(s.regex, "2023-12-31")  # the next batch of a time-ordered column
+    assert not regex.fullmatch(s.regex, "2023-12-3")
