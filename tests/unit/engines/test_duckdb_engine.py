@@ -220,18 +220,23 @@ def test_a_query_of_columns_not_all_held_reads_the_data():
     assert engine.text_values("s")[:2] == ["a", "b b"] and engine.stats.scans == 3
 
 
-def test_held_aggregations_run_in_queries_of_a_bounded_size():
+def test_held_aggregations_run_in_queries_of_a_bounded_size(monkeypatch):
     exprs = [E.count_non_null(E.col(f"c{i}")) for i in range(AGGREGATES_PER_QUERY + 10)]
     data = arrow({f"c{i}": [i, None if i % 2 else i] for i in range(len(exprs))})
-    scanned, held = DuckDBEngine(data), DuckDBEngine(data)
+    held, unasked = DuckDBEngine(data), DuckDBEngine(data)
     held.hold(data.column_names)
-    assert (
-        held.aggregate(exprs)
-        == scanned.aggregate(exprs)
-        == [1 + (i % 2 == 0) for i in range(len(exprs))]
-    )
-    assert held.stats.log[1:] == [f"query: aggregate {AGGREGATES_PER_QUERY}", "query: aggregate 10"]
-    assert scanned.stats.log == [f"scan: aggregate {len(exprs)}"]
+    chunks = [f"query: aggregate {AGGREGATES_PER_QUERY}", "query: aggregate 10"]
+    expected = [1 + (i % 2 == 0) for i in range(len(exprs))]
+    assert held.aggregate(exprs) == unasked.aggregate(exprs) == expected
+    assert held.stats.log[1:] == chunks
+    # more aggregations than one query should plan: their columns are held first
+    assert unasked.stats.log == [f"scan: hold {len(exprs)} columns", *chunks]
+    # columns that do not fit: one query over the data, as with fewer aggregations
+    monkeypatch.setattr("autovalidate.engines.duckdb.HOLD_BYTES", 0)
+    scanned = DuckDBEngine(data)
+    assert scanned.aggregate(exprs) == expected
+    assert scanned.stats.log[-1] == f"scan: aggregate {len(exprs)}"
+    assert scanned.stats.scans == 2  # the hold that did not fit read the data too
 
 
 def test_columns_too_big_or_changed_by_arrow_are_not_held(monkeypatch):
