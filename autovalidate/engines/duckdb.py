@@ -771,11 +771,12 @@ class DuckDBEngine(Engine):
         took 26 s to plan as one query, then ran out of DuckDB's 512 MB.
         """
         size = len(exprs)
-        read = columns_read(exprs)
-        if size > AGGREGATES_PER_QUERY and read is not None:
-            self.hold(read)
-        if size > AGGREGATES_PER_QUERY and self._holds(read):
-            size = AGGREGATES_PER_QUERY
+        if size > AGGREGATES_PER_QUERY:
+            read = columns_read(exprs)
+            if read is not None:  # user SQL may read any column: nothing to hold
+                self.hold(read)
+            if self._holds(read):
+                size = AGGREGATES_PER_QUERY
         values: list[Any] = []
         for start in range(0, len(exprs), size):
             chunk = exprs[start : start + size]
