@@ -28,7 +28,7 @@ import numpy as np
 import pyarrow as pa
 
 from autovalidate.engines.base import DATA_NAME, TEXT_BATCH_ROWS, Engine, ExecutionStats, renaming
-from autovalidate.engines.io import is_csv_path, to_relation
+from autovalidate.engines.io import is_csv_path, to_relation, unreadable_csv
 from autovalidate.errors import DataSourceError, EngineError, QueryError
 from autovalidate.metrics.base import COUNT_COLUMN, ColumnKind, Grouping, Schema
 from autovalidate.metrics.expressions import (
@@ -341,6 +341,39 @@ _QUERY_ERRORS = (
 )
 
 
+#: DuckDB's exception for the type its message starts with, for an error that a query
+#: raised while its result streamed as Arrow (pyarrow reports it as an OSError or an
+#: ArrowException with DuckDB's message): another type is a plain ``duckdb.Error``
+_STREAMED_ERRORS: dict[str, type[duckdb.Error]] = {
+    "Invalid Input Error": duckdb.InvalidInputException,
+    "IO Error": duckdb.IOException,
+    "Out of Memory Error": duckdb.OutOfMemoryException,
+    "Conversion Error": duckdb.ConversionException,
+    "Out of Range Error": duckdb.OutOfRangeException,
+}
+
+
+def _batches(reader: pa.RecordBatchReader) -> Iterator[pa.RecordBatch]:
+    """The batches of a DuckDB result's Arrow stream, its failures raised as DuckDB's.
+
+    A query fails mid-stream where DuckDB reads the bad part of the input (a
+    byte that is not UTF-8 deep in a CSV file) only when that batch is asked
+    for; pyarrow raises it as an ``OSError`` (or an ``ArrowException``), which
+    would read as a failure of the caller's own file or as an unexpected error.
+    Raised here as the ``duckdb.Error`` its message names, for
+    :func:`engine_error`.
+    """
+    try:
+        yield from reader
+    except (OSError, pa.ArrowException) as exc:
+        text = str(exc)
+        kind = next(
+            (k for prefix, k in _STREAMED_ERRORS.items() if text.startswith(prefix + ":")),
+            duckdb.Error,
+        )
+        raise kind(text) from exc
+
+
 def engine_error(exc: duckdb.Error, source: str = DATA_NAME) -> EngineError | DataSourceError:
     """The error to raise for a failed DuckDB query of the data ``source`` names.
 
@@ -361,7 +394,9 @@ def engine_error(exc: duckdb.Error, source: str = DATA_NAME) -> EngineError | Da
         and any(part in text for part in _UNREADABLE_INPUT)
     ):
         head = text.split("\n\n", 1)[0]  # DuckDB appends the reader's options
-        return DataSourceError(source, "cannot be read: " + " ".join(head.split()))
+        return DataSourceError(
+            source, unreadable_csv(source, "cannot be read", " ".join(head.split()))
+        )
     if isinstance(exc, _QUERY_ERRORS) and "executing the UDF" not in text:
         return QueryError(f"DuckDB query failed: {exc}")
     if isinstance(exc, duckdb.OutOfMemoryException):
@@ -417,7 +452,7 @@ def write_parquet(relation: duckdb.DuckDBPyRelation, path: str, source: str = DA
     try:
         batches = relation.to_arrow_reader()
         with pq.ParquetWriter(path, batches.schema) as writer:
-            for batch in batches:
+            for batch in _batches(batches):
                 writer.write_batch(batch)
     except OSError as exc:
         raise DataSourceError(path, f"cannot write Parquet: {exc}") from exc
@@ -639,7 +674,7 @@ class DuckDBEngine(Engine):
                 self.relation, _DATA, f"SELECT {projection} FROM {_DATA}", self.source
             ).to_arrow_reader() as reader:
                 batches, rows = [], 0
-                for batch in reader:
+                for batch in _batches(reader):
                     room -= batch.nbytes
                     rows += batch.num_rows
                     if room < 0 or rows > HOLD_ROWS:  # too many rows: no set fits
@@ -805,7 +840,7 @@ class DuckDBEngine(Engine):
         sql = f"SELECT {render(to_text(col(column)))} FROM {_DATA}"
         try:
             reader = _query(self.relation, _DATA, sql, self.source).to_arrow_reader(int(rows))
-            for batch in reader:
+            for batch in _batches(reader):
                 yield batch.column(0).to_pylist()
         except duckdb.Error as exc:
             raise engine_error(exc, self.source) from exc

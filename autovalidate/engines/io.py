@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import mmap
 import os
+import shlex
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -144,6 +145,63 @@ def _has_no_quote_character(path: str) -> bool:
         return data.find(b'"') < 0 and data.find(b"'") < 0
 
 
+#: Bytes read at a time when a file is searched for its first byte that is not UTF-8.
+_UTF8_CHUNK = 1 << 20
+
+
+def first_non_utf8(path: str) -> tuple[int, int] | None:
+    """The 1-based line and the 0-based byte offset of the file's first byte that is not UTF-8.
+
+    ``None`` when the whole file decodes (or cannot be opened). Read in
+    chunks of :data:`_UTF8_CHUNK` bytes: memory stays bounded on any file.
+    """
+    line, offset, carry = 1, 0, b""
+    try:
+        with open(path, "rb") as file:
+            while True:
+                chunk = file.read(_UTF8_CHUNK)
+                data = carry + chunk
+                try:
+                    data.decode("utf-8")
+                    good, carry = len(data), b""
+                except UnicodeDecodeError as exc:
+                    if chunk and exc.reason == "unexpected end of data":
+                        good, carry = exc.start, data[exc.start :]  # split by the chunk's end
+                    else:
+                        return line + data.count(b"\n", 0, exc.start), offset + exc.start
+                line += data.count(b"\n", 0, good)
+                offset += good
+                if not chunk:
+                    return None
+    except OSError:
+        return None
+
+
+def unreadable_csv(path: str, prefix: str, detail: str) -> str:
+    """``prefix: detail`` for a file DuckDB cannot read, where the first non-UTF-8 byte is if so.
+
+    DuckDB's own report of a file that is not UTF-8 can quote another line
+    than the one it names (the header, when its sniffer meets the byte), and
+    its remedy (an ``encoding`` option) is not one of autovalidate's: the
+    message says where the first such byte is and how to convert the file,
+    in place of ``detail`` (DuckDB's message); ``detail`` stays for another
+    cause or another source (a Parquet file, a name).
+    """
+    csv_file = os.path.isfile(path) and Path(path).suffix.lower() in _CSV_SUFFIXES
+    where = first_non_utf8(path) if csv_file and "unicode" in detail.lower() else None
+    if where is None:
+        return f"{prefix}: {detail}"
+    line, offset = where
+    p = Path(path)
+    target = p.with_name(f"{p.stem}.utf8{p.suffix}")
+    return (
+        f"{prefix}: not UTF-8 (its first byte that is not is on line {line}, at byte offset "
+        f"{offset}); autovalidate reads CSV files as UTF-8: convert the file first, e.g. from "
+        "Latin-1 "
+        f"with `iconv -f latin1 -t utf-8 {shlex.quote(path)} > {shlex.quote(str(target))}`"
+    )
+
+
 def to_relation(data: Any, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyRelation:
     """Turn local data into a DuckDB relation on ``con``.
 
@@ -197,7 +255,8 @@ def to_relation(data: Any, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyRel
             return con.read_parquet(_parquet_glob(text))
         except duckdb.Error as exc:
             head = str(exc).split("\n\n", 1)[0]  # DuckDB appends the reader's options
-            raise DataSourceError(text, f"cannot read {fmt}: {' '.join(head.split())}") from exc
+            detail = unreadable_csv(text, f"cannot read {fmt}", " ".join(head.split()))
+            raise DataSourceError(text, detail) from exc
     module = type(data).__module__.split(".")[0]
     if module in {"pandas", "pyarrow", "polars"}:
         try:

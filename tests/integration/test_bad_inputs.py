@@ -314,6 +314,9 @@ CASES: dict[tuple[str, str], Callable[[Files], Result]] = {
     ("non-UTF-8 bytes after 100,000 rows", "suggest"): lambda f: run(
         "suggest", _late_latin(f), "-o", f.root / "o3.json"
     ),
+    ("non-UTF-8 bytes after 100,000 rows", "suggest --column"): lambda f: run(
+        "suggest", _late_latin(f), "-c", "a", "-i", f.index
+    ),
     ("ragged rows", "validate"): _ragged,
     ("unbalanced quote", "validate"): _quote,
     ("a 1 MB cell", "suggest --column"): _big_cell,

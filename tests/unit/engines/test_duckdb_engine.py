@@ -95,10 +95,12 @@ def test_a_read_error_mid_scan_names_the_file_the_engine_was_opened_on(tmp_path)
         lambda e: e.aggregate([E.count_star()]),
         lambda e: e.numeric_view(["b"]).aggregate([E.count_star()]),  # a view names it too
         lambda e: e.text_values("a"),
+        lambda e: list(e.text_batches("a")),  # failing mid-stream: pyarrow's OSError before
     ):
         with pytest.raises(DataSourceError) as raised:
             scan(engine)
         assert raised.value.path == str(late) and "cannot be read" in str(raised.value)
+        assert "line 100002, at byte offset 600005" in str(raised.value)
     engine.close()
     assert DuckDBEngine(arrow({"a": [1]})).source == "the data"
     assert DuckDBEngine(arrow({"a": [1]}), source="orders").source == "orders"
