@@ -195,10 +195,10 @@ def unreadable_csv(path: str, prefix: str, detail: str) -> str:
     p = Path(path)
     target = p.with_name(f"{p.stem}.utf8{p.suffix}")
     return (
-        f"{prefix}: not UTF-8 (its first byte that is not is on line {line}, at byte offset "
-        f"{offset}); autovalidate reads CSV files as UTF-8: convert the file first, e.g. from "
-        "Latin-1 "
-        f"with `iconv -f latin1 -t utf-8 {shlex.quote(path)} > {shlex.quote(str(target))}`"
+        f"{prefix}: not UTF-8 (the first byte that is not UTF-8 is on line {line}, at byte "
+        f"offset {offset}); autovalidate reads CSV files as UTF-8: convert the file first, "
+        f"e.g. from Latin-1 with `iconv -f latin1 -t utf-8 {shlex.quote(path)} > "
+        f"{shlex.quote(str(target))}`"
     )
 
 
