@@ -11,10 +11,10 @@ DuckDB computes exactly with ``quantile_disc(x, [...])``, inside the shared
 scan. Two measurements:
 
 * the peers' suite (``benchmarks/peers.py``'s 16 checks) on its ``--rows``
-  orders table, Parquet and CSV, run by the same runner as ``peers.py``
-  (``peer_runners/autovalidate_run.py``, one subprocess per run), with and
-  without its one quantile check (``price_median``): the difference is what
-  the grid costs the whole validation;
+  orders table, Parquet and CSV, run as ``peers.py`` runs autovalidate on
+  DuckDB (``peers.run_tool``, one subprocess per run), with and without its
+  one quantile check (``price_median``): the difference is what the grid
+  costs the whole validation;
 * the aggregate alone on an in-memory table of ``--rows`` uniform doubles:
   ``count`` (the floor of an aggregate over the column), the exact median,
   the exact grid of 101 probabilities (what the engine asks), and DuckDB's
@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -45,22 +44,10 @@ from autovalidate.engines.duckdb import new_connection  # noqa: E402
 from autovalidate.metrics.expressions import quantile_grid_probabilities  # noqa: E402
 from benchmarks.avbench.report import commit, machine  # noqa: E402
 from benchmarks.deequ_bench import RESULTS, WORK, as_csv, generate  # noqa: E402
-from benchmarks.peers import CHECKS, RUNNERS  # noqa: E402
+from benchmarks.peers import CHECKS, run_tool  # noqa: E402
 
 #: The grid of the default relative error 0.01.
 GRID = 100
-
-
-def _suite_seconds(checks_file: Path, fmt: str, path: Path) -> float:
-    """Seconds from reading to verdicts of one autovalidate-duckdb run, as peers.py runs it."""
-    out = subprocess.run(
-        [sys.executable, str(RUNNERS / "autovalidate_run.py"), str(checks_file), fmt, str(path)],
-        env={**os.environ, "AUTOVALIDATE_ROOT": str(ROOT)},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return float(json.loads(out.stdout.strip().splitlines()[-1])["seconds"])
 
 
 def suite_runs(rows: int, repeat: int) -> list[dict[str, Any]]:
@@ -80,7 +67,10 @@ def suite_runs(rows: int, repeat: int) -> list[dict[str, Any]]:
         for _ in range(repeat):
             for fmt, path in files.items():
                 for name, checks_file in paths.items():
-                    s = _suite_seconds(checks_file, fmt, path)
+                    run = run_tool("autovalidate-duckdb", fmt, path, checks_file)
+                    if "error" in run:
+                        raise RuntimeError(f"{name}, {fmt}: {run['error']}")
+                    s = float(run["seconds"])
                     best[(fmt, name)] = min(best.get((fmt, name), float("inf")), s)
     return [{"format": f, "suite": n, "seconds": round(s, 3)} for (f, n), s in best.items()]
 
