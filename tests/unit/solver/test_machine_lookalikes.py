@@ -41,6 +41,11 @@ def _guid(rng: random.Random) -> str:
     return str(uuid.UUID(int=rng.getrandbits(128)))
 
 
+def _stamp(delta: dt.timedelta, layout: str) -> str:
+    """``START + delta`` written with ``strftime(layout)``: a log's clock, in time order."""
+    return (START + delta).strftime(layout)
+
+
 def _composite_key(rng: random.Random, i: int) -> str:
     """``KEY|KEY-<guid>``: one 8-hex-digit key through training, keys of 7 or 8 digits later."""
     key = "2000A1F3" if i < TRAIN else _text(rng, rng.choice([7, 8]), "0123456789ABCDEF")
@@ -60,14 +65,12 @@ COLUMNS: dict[str, Callable[[random.Random, int], str]] = {
         f"2023-{r.randint(1, 12):02d}-{r.randint(1, 28):02d}T{r.randint(0, 23):02d}:"
         f"{r.randint(0, 59):02d}:{r.randint(0, 59):02d}.{r.randint(0, 999):03d}Z"
     ),
-    "log seconds, first tenth in one hour": lambda r, i: (
-        START + dt.timedelta(seconds=7 * i)
-    ).strftime("%Y-%m-%d %H:%M:%S"),
-    "hourly, crossing a year": lambda r, i: (START + dt.timedelta(hours=i)).strftime(
-        "%Y-%m-%dT%H:%M:%SZ"
+    "log seconds, first tenth in one hour": lambda r, i: _stamp(
+        dt.timedelta(seconds=7 * i), "%Y-%m-%d %H:%M:%S"
     ),
-    "US date and time, 12-hour clock": lambda r, i: (START + dt.timedelta(hours=3 * i)).strftime(
-        "%-m/%-d/%Y %-I:%M:%S %p"
+    "hourly, crossing a year": lambda r, i: _stamp(dt.timedelta(hours=i), "%Y-%m-%dT%H:%M:%SZ"),
+    "US date and time, 12-hour clock": lambda r, i: _stamp(
+        dt.timedelta(hours=3 * i), "%-m/%-d/%Y %-I:%M:%S %p"
     ),
     "epoch seconds": lambda r, i: str(1640995200 + 13 * i),
     "sequential invoice id": lambda r, i: f"INV-{i + 1:06d}",
@@ -87,7 +90,7 @@ COLUMNS: dict[str, Callable[[random.Random, int], str]] = {
         f"{r.randint(0, 255)}.ec2.internal"
     ),
     "log file path": lambda r, i: (
-        f"/var/log/app/app-{(START + dt.timedelta(hours=i)).strftime('%Y%m%d-%H')}.log"
+        f"/var/log/app/app-{_stamp(dt.timedelta(hours=i), '%Y%m%d-%H')}.log"
     ),
     "url with a guid": lambda r, i: f"https://api.example.com/v1/items/{_guid(r)}",
     "composite key, one prefix in training": _composite_key,
