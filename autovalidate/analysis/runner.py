@@ -70,6 +70,7 @@ from autovalidate.metrics.base import (
 from autovalidate.metrics.expressions import Expr
 from autovalidate.metrics.frequencies import FrequenciesState
 from autovalidate.metrics.schema import ColumnTypes
+from autovalidate.metrics.sketches import narrowed_quantile_grids, spread_quantile_grid
 
 __all__ = [
     "AnalysisRunBuilder",
@@ -181,8 +182,10 @@ def _scanning_metrics(
 
     metrics: dict[Analyzer, Metric] = {}
     exprs = _unique_exprs(of(a) for a in analyzers)
+    # States kept for later need whole quantile grids; metrics alone need fewer points.
+    narrowed = {} if io.active else narrowed_quantile_grids((a, of(a)) for a in analyzers)
     try:
-        values = engine.aggregate(exprs)
+        values = engine.aggregate([narrowed.get(e, e) for e in exprs])
     except AutovalidateError as exc:
         if fails_the_run(exc):
             raise
@@ -193,6 +196,10 @@ def _scanning_metrics(
         for analyzer in analyzers:
             metrics.update(_scanning_metrics(engine, [analyzer], io, aggregations))
         return metrics
+    values = [
+        spread_quantile_grid(narrowed[e], v) if e in narrowed else v
+        for e, v in zip(exprs, values, strict=True)
+    ]
     positions = {e: i for i, e in enumerate(exprs)}
     for analyzer in analyzers:
         try:

@@ -40,7 +40,7 @@ from autovalidate.metrics.expressions import (
     columns_read,
     literal_params,
     project_aggregate_inputs,
-    quantile_grid_probabilities,
+    quantile_grid_request,
     quote_identifier,
     sql_literal,
     to_double,
@@ -122,9 +122,9 @@ def _hll_code(x: str, precision: int) -> str:
 
 def _special(call: Call, render_arg: Callable[[Expr], str]) -> str | None:
     if call.fn == "quantile_grid":
-        grid_size, _accuracy = literal_params(call.args[1:])
-        probabilities = ", ".join(repr(p) for p in quantile_grid_probabilities(grid_size))
-        return f"quantile_disc({render_arg(call.args[0])}, [{probabilities}])"
+        probabilities, _accuracy = quantile_grid_request(call)
+        listed = ", ".join(repr(p) for p in probabilities)
+        return f"quantile_disc({render_arg(call.args[0])}, [{listed}])"
     if call.fn == "hll_code":
         (precision,) = literal_params(call.args[1:])
         return _hll_code(render_arg(call.args[0]), precision)

@@ -34,7 +34,7 @@ from autovalidate.metrics.expressions import (
     anchored_regex,
     java_datetime_pattern,
     project_aggregate_inputs,
-    quantile_grid_probabilities,
+    quantile_grid_request,
     to_double,
     to_text,
 )
@@ -164,8 +164,7 @@ def render(expr: Expr, api: SparkApi) -> Column:
         if expr.fn == "full_match":
             return render(expr.args[0], api).rlike(anchored_regex(str(params[0])))
         if expr.fn == "quantile_grid":
-            grid_size, accuracy = params
-            probabilities = quantile_grid_probabilities(int(grid_size))  # type: ignore[arg-type]
+            probabilities, accuracy = quantile_grid_request(expr)
             return F.percentile_approx(render(expr.args[0], api), probabilities, accuracy)
         if expr.fn == "smallest_values":
             values = render(expr.args[0], api)

@@ -7,12 +7,16 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from autovalidate.engines.duckdb import render
 from autovalidate.errors import ParameterError
 from autovalidate.metrics import ApproxCountDistinct, ApproxQuantile, ApproxQuantiles
+from autovalidate.metrics import expressions as E
 from autovalidate.metrics.expressions import HLL_HASH_BITS
-from autovalidate.metrics.sketches import HyperLogLogState, QuantileSummary
-from tests.deequ_support import arrow, states, value
+from autovalidate.metrics.sketches import HyperLogLogState, QuantileSummary, narrowed_quantile_grids
+from tests.deequ_support import arrow, run, states, value
 
 
 def _reference_code(text: str, precision: int) -> int:
@@ -133,3 +137,49 @@ def test_quantile_summary_round_trips():
     assert summary.values == (1.0, 2.0, 5.0, 9.0)
     assert summary.ranks == (2, 4, 6, 7)
     assert QuantileSummary.from_dict(summary.to_dict()) == summary
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    xs=st.lists(st.integers(-5, 40).map(float), min_size=1, max_size=400),
+    qs=st.lists(st.sampled_from([0.0, 0.01, 0.07, 0.25, 0.5, 0.99, 1.0]), min_size=1, max_size=3),
+    relative_error=st.sampled_from([0.01, 0.02, 0.1, 0.3]),
+)
+def test_a_run_keeping_no_state_gives_the_metrics_of_the_whole_grid(xs, qs, relative_error):
+    """Quantiles on the grid from its few points equal those of the whole grid (stored states)."""
+    analyzers = [ApproxQuantile("x", q, relative_error) for q in qs]
+    analyzers.append(ApproxQuantiles("x", tuple(qs), relative_error))
+    data = arrow({"x": xs + [None]})
+    narrowed = run(data, analyzers)
+    whole, _ = states(data, analyzers)
+    for analyzer in analyzers:
+        assert narrowed.metric(analyzer).value == whole.metric(analyzer).value, analyzer
+
+
+def _narrowed_points(analyzers) -> list[list[int]]:
+    requests = [(a, a.aggregations()) for a in analyzers]
+    return [E.quantile_grid_points(c) for c in narrowed_quantile_grids(requests).values()]
+
+
+def test_a_run_keeping_no_state_asks_only_for_the_points_its_metrics_read():
+    on_grid = [ApproxQuantile("x", 0.5), ApproxQuantiles("x", (0.25, 0.9, 1.0))]
+    assert _narrowed_points(on_grid) == [[0, 25, 26, 50, 51, 90, 91, 100]]
+    call = narrowed_quantile_grids([(a, a.aggregations()) for a in on_grid])
+    sql = render(next(iter(call.values())))
+    assert sql.count(",") == 8 and "0.49999" in sql  # x and 8 probabilities, nudged down
+    assert _narrowed_points([ApproxQuantile("x", 0.5), ApproxQuantile("y", 0.1, 0.1)]) == [
+        [0, 50, 51, 100],
+        [0, 1, 2, 10],
+    ]
+    # A quantile between grid points reads whichever point comes next: the whole grid.
+    assert _narrowed_points([ApproxQuantile("x", 0.5), ApproxQuantile("x", 0.995)]) == []
+    assert _narrowed_points([ApproxQuantile("x", 1 / 3)]) == []
+
+
+def test_a_summary_with_points_left_out_widens_its_rank_error():
+    grid = [1.0, None, None, 5.0, None, 9.0]  # K = 5, widest gap 3 steps
+    summary = QuantileSummary.from_grid(10, grid, 0.2)
+    assert summary.values == (1.0, 5.0, 9.0) and summary.ranks == (1, 6, 10)
+    assert summary.rank_error == pytest.approx(0.2 + 2 / 5)
+    with pytest.raises(ValueError, match="first and last"):
+        QuantileSummary.from_grid(10, [None, 2.0, 3.0], 0.5)
