@@ -8,7 +8,9 @@ Usage::
 ``K + 1`` probabilities ``i / K`` (``K = 100`` for Deequ's default relative
 error 0.01; :class:`~autovalidate.metrics.sketches.QuantileSummary`), which
 DuckDB computes exactly with ``quantile_disc(x, [...])``, inside the shared
-scan. Two measurements:
+scan; a run that keeps no state (these) asks only for the points its metrics
+read (:func:`~autovalidate.metrics.sketches.narrowed_quantile_grids`), 4 for
+a median. Two measurements:
 
 * the peers' suite (``benchmarks/peers.py``'s 16 checks) on its ``--rows``
   orders table, Parquet and CSV, run as ``peers.py`` runs autovalidate on
@@ -17,7 +19,8 @@ scan. Two measurements:
   costs the whole validation;
 * the aggregate alone on an in-memory table of ``--rows`` uniform doubles:
   ``count`` (the floor of an aggregate over the column), the exact median,
-  the exact grid of 101 probabilities (what the engine asks), and DuckDB's
+  the 4 points a median check reads, the exact grid of 101 probabilities
+  (what a run that keeps states asks), and DuckDB's
   ``approx_quantile`` (t-digest, no rank bound) at the same probabilities.
 
 Runs alternate and each keeps its fastest of ``--repeat``. Writes
@@ -40,7 +43,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run as a script from a checkout
     sys.path.insert(0, str(ROOT))
 
-from autovalidate.engines.duckdb import new_connection  # noqa: E402
+from autovalidate.engines.duckdb import new_connection, render  # noqa: E402
+from autovalidate.metrics import ApproxQuantile  # noqa: E402
+from autovalidate.metrics import expressions as E  # noqa: E402
 from autovalidate.metrics.expressions import quantile_grid_probabilities  # noqa: E402
 from benchmarks.avbench.report import commit, machine  # noqa: E402
 from benchmarks.deequ_bench import RESULTS, WORK, as_csv, generate  # noqa: E402
@@ -79,9 +84,13 @@ def aggregate_runs(rows: int, repeat: int) -> list[dict[str, Any]]:
     """One aggregate over ``rows`` in-memory doubles, fastest of ``repeat`` each."""
     probabilities = quantile_grid_probabilities(GRID)
     grid = "[" + ", ".join(repr(p) for p in probabilities) + "]"
+    median_points = E.quantile_grid(
+        E.col("x"), GRID, 1, sorted(ApproxQuantile("x", 0.5).grid_points() or ())
+    )
     aggregates = {
         "count(x)": "count(x)",
         "median(x) (exact)": "median(x)",
+        "quantile_disc(x, the 4 probabilities a median check reads)": render(median_points),
         f"quantile_disc(x, {GRID + 1} probabilities) (exact; the engine's)": (
             f"quantile_disc(x, {grid})"
         ),
