@@ -315,7 +315,7 @@ class NoPatternReason(str, enum.Enum):
     #: Every value is missing: nulls, blanks or null tokens (``NA``, ``N/A``...).
     ALL_MISSING = "all-missing"
     #: No hypothesis pattern is feasible: every one has an estimated FPR above
-    #: r or a coverage below m (natural-language columns usually end here).
+    #: r or a coverage below m (free text and random base64 keys usually end here).
     INFEASIBLE = "infeasible"
 
     @property

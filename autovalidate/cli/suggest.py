@@ -364,7 +364,8 @@ def _suggest_pattern(
                 if reason is NoPatternReason.ALL_MISSING
                 else "no hypothesis pattern is feasible "
                 f"(estimated FPR > r={params.max_fpr} or coverage < m={params.min_cov}); "
-                "natural-language columns usually end here."
+                "free text, and values whose tokens differ from value to value (random "
+                "base64 keys, lists of items of several shapes), usually end here."
             ),
         )
         wrote(html)
