@@ -375,9 +375,9 @@ def quantile_grid(
 
 def quantile_grid_request(call: Call) -> tuple[list[float], int]:
     """The probabilities a :func:`quantile_grid` call asks the engine for, and its accuracy."""
-    grid_size, accuracy, *points = literal_params(call.args[1:])
+    grid_size, accuracy = literal_params(call.args[1:3])
     probabilities = quantile_grid_probabilities(grid_size)
-    return [probabilities[i] for i in points] if points else probabilities, accuracy
+    return [probabilities[i] for i in quantile_grid_points(call)], accuracy
 
 
 def quantile_grid_points(call: Call) -> list[int]:
