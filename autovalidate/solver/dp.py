@@ -27,7 +27,13 @@ from typing import Any
 
 from autovalidate.solver.search import Hypothesis
 
-__all__ = ["SegmentChoice", "best_segmentation", "segmentation_key", "specificity_key"]
+__all__ = [
+    "SegmentChoice",
+    "best_segmentation",
+    "beyond_budget",
+    "segmentation_key",
+    "specificity_key",
+]
 
 _ROUND = 12  # decimals kept when comparing FPR sums, so float noise cannot break ties
 
@@ -76,6 +82,17 @@ def segmentation_key(segments: list[SegmentChoice]) -> tuple[float, int, int]:
         len(segments),
         sum(s.hypothesis.cov for s in segments),
     )
+
+
+def beyond_budget(cost: float, max_fpr: float) -> bool:
+    """Whether one segment of this cost makes every segmentation that has it infeasible.
+
+    True when the cost exceeds ``max_fpr`` both as it is (as the solver
+    compares the one segment of a one-token value) and rounded as
+    :func:`best_segmentation` compares sums; costs are never negative, so a
+    sum that includes it exceeds ``max_fpr`` too.
+    """
+    return cost > max_fpr and round(cost, _ROUND) > max_fpr
 
 
 def specificity_key(segments: list[SegmentChoice]) -> tuple[int, float, int, int]:

@@ -51,7 +51,12 @@ from autovalidate.index.generalization import (
 from autovalidate.index.stats import PatternStats
 from autovalidate.patterns.tokens import tokenize
 from autovalidate.solver.alignment import align
-from autovalidate.solver.dp import SegmentChoice, best_segmentation, specificity_key
+from autovalidate.solver.dp import (
+    SegmentChoice,
+    best_segmentation,
+    beyond_budget,
+    specificity_key,
+)
 from autovalidate.solver.lengths import bound_runs
 from autovalidate.solver.lists import solve_list
 from autovalidate.solver.lookup import PatternLookup
@@ -357,8 +362,12 @@ def _segmentation(
     )
     if model is None:
         return paper
-    whole = (0, variant.width - 1)
     shape = shape_risk(variant, model)
+    if beyond_budget(shape, params.max_position_risk):
+        # every cut priced by positions carries the shape risk on its first
+        # segment: none is feasible (prose, whose words grow new shapes)
+        return paper
+    whole = (0, variant.width - 1)
     parts = [
         choice
         for (s, e), (space, optional) in variant.segments.items()

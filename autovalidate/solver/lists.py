@@ -72,12 +72,12 @@ def list_separator(values: Counter[str]) -> str | None:
 
 
 def _spaced(value: str, char: str, side: int) -> bool:
-    """Whether every ``char`` of ``value`` has a space after it (side 1) or before it (-1)."""
-    return all(
-        0 <= i + side < len(value) and value[i + side] == " "
-        for i, c in enumerate(value)
-        if c == char
-    )
+    """Whether every ``char`` of ``value`` has a space after it (side 1) or before it (-1).
+
+    ``char`` is not a space, so the pairs of it and a space do not overlap:
+    every ``char`` is spaced when the pairs are as many as the ``char`` itself.
+    """
+    return value.count(char) == value.count(char + " " if side > 0 else " " + char)
 
 
 def solve_list(

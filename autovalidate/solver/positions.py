@@ -18,7 +18,6 @@ from autovalidate.index.generalization import (
     REPEAT_BOUNDS,
     GeneralizationStats,
     repeat_bound,
-    signature,
 )
 from autovalidate.patterns.hierarchy import escape_literal
 from autovalidate.patterns.render import MAX_REPEAT
@@ -219,5 +218,5 @@ def shape_risk(variant: Variant, model: GeneralizationStats) -> float:
     """The shape risk of a cut of this retained set: new signatures later (see the model)."""
     shapes = Counter[tuple[str, ...]]()
     for row in variant.rows:
-        shapes[signature(row.value_tokens)] += row.weight
+        shapes[row.shape] += row.weight
     return model.shape_risk(len(variant.rows), len(shapes), shapes.most_common(1)[0][0])

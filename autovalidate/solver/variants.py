@@ -16,8 +16,10 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import cast
 
+from autovalidate.index.generalization import signature as shape_signature
 from autovalidate.patterns.tokens import Token, token_class, tokenize
 from autovalidate.solver.search import SegmentSpace
 
@@ -35,6 +37,15 @@ class Row:
     value_tokens: tuple[Token, ...]
     weight: int
     signature: tuple[str, ...]
+
+    @cached_property
+    def shape(self) -> tuple[str, ...]:
+        """The value's shape for the shape statistics.
+
+        :func:`~autovalidate.index.generalization.signature` of its tokens,
+        computed once: every retained set that holds the row prices its shape.
+        """
+        return shape_signature(self.value_tokens)
 
 
 @dataclass

@@ -3,6 +3,7 @@
 With a slack, it stays within its FPR budget and is never less specific.
 """
 
+import dataclasses
 import itertools
 
 from hypothesis import given, settings
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 from autovalidate.solver.dp import (
     SegmentChoice,
     best_segmentation,
+    beyond_budget,
     segmentation_key,
     specificity_key,
 )
@@ -105,3 +107,36 @@ def test_the_slack_prefers_the_deeper_segmentation_of_a_guid_part():
     deeper = best_segmentation(2, choices, max_fpr=0.15, slack=0.01)
     assert deeper == [choices[(0, 0)], choices[(1, 1)]]
     assert best_segmentation(2, choices, max_fpr=0.15, slack=0.0001) == [choices[(0, 1)]]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    instances(),
+    st.floats(0.0, 1.2, allow_nan=False),
+    st.sampled_from([0.0, 1e-13, 4e-13, 6e-13, 1e-9]),
+    st.sampled_from([0.0, 0.001, 0.01]),
+)
+def test_a_shape_risk_beyond_the_budget_leaves_no_segmentation(instance, shape, above, slack):
+    """What lets the solver skip pricing a cut by positions (``_segmentation``).
+
+    The cut's first segment carries the shape risk; where ``beyond_budget``
+    says it exceeds the budget, no segmentation is feasible, with or without
+    a slack, rounding included (``above``: shapes a hair above the budget).
+    """
+    width, choices, r = instance
+    shape = r + above if above else shape
+    shaped = [
+        dataclasses.replace(c, shape=shape) if c.start == 0 else c for c in choices.values()
+    ]
+    if beyond_budget(shape, r):
+        assert best_segmentation(width, shaped, max_fpr=r, slack=slack) is None
+    elif shape <= r and any(
+        c.start == 0 and c.end == width - 1 and not c.optional and c.cost <= r for c in shaped
+    ):
+        assert best_segmentation(width, shaped, max_fpr=r, slack=slack) is not None
+
+
+def test_beyond_budget_compares_as_the_dp_rounds():
+    assert beyond_budget(0.05 + 1e-9, 0.05)
+    assert not beyond_budget(0.05, 0.05)
+    assert not beyond_budget(0.05 + 1e-15, 0.05)  # rounds to the budget: the DP admits it

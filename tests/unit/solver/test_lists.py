@@ -12,11 +12,13 @@ from collections import Counter
 
 import pytest
 import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from autovalidate.index.reader import PatternIndex
 from autovalidate.index.state import write_local_index
 from autovalidate.solver.fmdv import solve
-from autovalidate.solver.lists import list_separator
+from autovalidate.solver.lists import _spaced, list_separator
 
 LANGUAGES = ["en-gb", "fr-fr", "de-de", "es-es", "it-it", "pt-br", "nl-nl", "sv-se"]
 WEIGHTS = ["0.25", "0.5", "1.0", "0.125", "0.75"]
@@ -85,3 +87,20 @@ def test_no_separator_for_prose_fixed_counts_or_empty_items():
     assert list_separator(fixed) is None  # every value has one '-': alignment's case
     empty = Counter(["a,b", "a,,b", "a"])
     assert list_separator(empty) is None
+
+
+def test_a_separator_spaced_in_some_values_only_is_not_a_spaced_one():
+    mixed = Counter(["T1190; T1078", "T1190;T1003", "T1005"])
+    assert list_separator(mixed) is None  # split at ';', items start with a space
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="a; -,", max_size=12), st.sampled_from(";-,"), st.sampled_from([-1, 1]))
+def test_spaced_is_every_occurrence_next_to_a_space(value, char, side):
+    """Counting pairs equals looking beside every occurrence (what it replaced, for speed)."""
+    beside = all(
+        0 <= i + side < len(value) and value[i + side] == " "
+        for i, c in enumerate(value)
+        if c == char
+    )
+    assert _spaced(value, char, side) == beside
