@@ -159,13 +159,13 @@ def position_choices(
             return []
         (tokens,) = texts
         only = next(iter(tokens))
-        if only.kind == "S":
+        if all(t.kind == "S" for t in tokens):
             return []
         slot = space.slots[0]
         out = []
         for option in sorted(slot.options):
             constant = len(tokens) == 1 and option == escape_literal(only.text)
-            risk = model.position_risk(only.kind, option, constant, len(tokens))
+            risk = _position_risk(tokens, option, constant, model)
             if risk <= params.max_fpr:
                 h = Hypothesis(option, risk, 0, slot.levels[option], evidence="positions")
                 out.append(SegmentChoice(start, start, h))
@@ -200,18 +200,33 @@ def _position_pricing(
 ) -> list[tuple[str, float, int]]:
     """``(option, risk, level)`` of every option of a position's slot (a symbol: itself, free)."""
     only = next(iter(tokens))
-    if only.kind == "S":
+    if all(t.kind == "S" for t in tokens):
         return [(o, 0.0, 0) for o in slot.options]
     return [
         (
             o,
-            model.position_risk(
-                only.kind, o, len(tokens) == 1 and o == escape_literal(only.text), len(tokens)
-            ),
+            _position_risk(tokens, o, len(tokens) == 1 and o == escape_literal(only.text), model),
             slot.levels[o],
         )
         for o in slot.options
     ]
+
+
+def _position_risk(
+    tokens: frozenset[Token], option: str, constant: bool, model: GeneralizationStats
+) -> float:
+    """The risk of ``option`` at a position of these training tokens, the largest over their kinds.
+
+    The corpus learns a position's risk by its token kind; an aligned
+    position of the solver can hold tokens of several (``30`` and ``Ad`` of
+    ``30-40`` and ``Ad-in``), and the option must hold for each, so the
+    largest of their risks prices it, the same whatever order the tokens
+    come in.
+    """
+    return max(
+        model.position_risk(kind, option, constant, len(tokens))
+        for kind in {t.kind for t in tokens}
+    )
 
 
 def shape_risk(variant: Variant, model: GeneralizationStats) -> float:

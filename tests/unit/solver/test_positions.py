@@ -8,8 +8,12 @@ for the pattern of a new column of the same kind.
 
 from __future__ import annotations
 
+import json
+import os
 import random
 import string
+import subprocess
+import sys
 from dataclasses import replace
 
 import pytest
@@ -222,3 +226,35 @@ def test_a_repeated_timestamp_gets_the_shape_risk_of_timestamps_not_of_its_strat
         assert not regex.fullmatch(solution.regex, drifted), drifted
     # the same constant name stays without a constraint: its signature's corpus columns changed
     assert solve(["North Harbor"] * 40, stalled_index, method="fmdv-vh") is None
+
+
+_SCORES = ["15-30", "15-40", "30-40", "Deuce", "Ad-in", "40-30", "30-30", "Ad-out", "0-15", "40-15"]
+_SUGGEST = """
+import json, random, sys
+from autovalidate import suggest_pattern
+rng = random.Random(3)
+values = [rng.choice(json.loads(sys.argv[1])) for _ in range(40)]
+c = suggest_pattern(values)
+print(json.dumps([c.pattern, c.fpr, [(s.pattern, s.fpr) for s in c.segments]]))
+"""
+
+
+def test_a_position_of_several_token_kinds_is_priced_the_same_in_every_process():
+    """``30`` and ``Ad`` share an aligned position: its risk must not depend on set order.
+
+    The risk was the one of whichever token a frozenset yielded first, so the
+    FPRs of the tennis scores changed with ``PYTHONHASHSEED`` (four seeds gave
+    four outputs); now the largest risk over the kinds prices the position.
+    """
+    outputs = set()
+    for seed in ("0", "1", "2", "3"):
+        out = subprocess.run(
+            [sys.executable, "-c", _SUGGEST, json.dumps(_SCORES)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        )
+        assert out.returncode == 0, out.stderr[-2000:]
+        outputs.add(out.stdout)
+    assert len(outputs) == 1, outputs
