@@ -208,10 +208,10 @@ def _solve_formats(
         covered += sum(group.values())
     if len(chosen) < 2 or covered < n * (1.0 - tolerance) - 1e-9:
         return None
+    if any(len(group) < MIN_BRANCH_DISTINCT for group in chosen):
+        return None  # before solving any branch: one too small a group fails them all
     solutions = []
     for group in chosen:
-        if len(group) < MIN_BRANCH_DISTINCT:
-            return None
         in_group = None if order is None else training_order([v for v in order if v in group])
         solution = _solve_format(group, in_group, index, method, params)
         if solution is None:
