@@ -14,6 +14,7 @@ summation order: the two engines agree to about 1e-12 relative.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -367,6 +368,11 @@ class StandardDeviation(NumericColumnAnalyzer):
         return math.sqrt(state.m2 / state.n)
 
 
+def _rounding_only(mk: float, n: int, avg: float) -> bool:
+    """Whether a sum of squared deviations is no more than rounding of the mean can make."""
+    return mk <= n * (n * sys.float_info.epsilon * abs(avg)) ** 2
+
+
 @dataclass(frozen=True)
 class Correlation(ScanShareableAnalyzer):
     """Pearson correlation of two numeric columns (Deequ ``Correlation``).
@@ -432,9 +438,22 @@ class Correlation(ScanShareableAnalyzer):
         return CorrelationState(n, x_avg, y_avg, cov * n, x_var * n, y_var * n)
 
     def metric_value(self, state: CorrelationState) -> float:
-        """``ck / sqrt(x_mk * y_mk)``."""
-        denominator = math.sqrt(state.x_mk * state.y_mk)
-        return state.ck / denominator if denominator else math.nan
+        """``ck / sqrt(x_mk * y_mk)``; NaN when a column's spread is only rounding.
+
+        A constant column has ``var_pop`` 0 in every part, but two parts'
+        means of it may differ in their last bits, and the merge adds
+        ``n1 n2 / n (avg1 - avg2)^2`` to its co-moment: a spread of rounding,
+        over which ``ck`` divides into any value in [-1, 1] (-0.33 for a
+        constant 171.094 beside 0, 0, 0, 1 in two parts, where the union's
+        own moments say NaN). A column counts as constant when its co-moment
+        is within what the rounding of n means can make, ``n (n ε |avg|)^2``
+        (ε the double's epsilon, a mean off by at most n ε |avg|).
+        """
+        if _rounding_only(state.x_mk, state.n, state.x_avg) or _rounding_only(
+            state.y_mk, state.n, state.y_avg
+        ):
+            return math.nan
+        return state.ck / math.sqrt(state.x_mk * state.y_mk)
 
 
 class MomentsAnalyzer(NumericColumnAnalyzer):
