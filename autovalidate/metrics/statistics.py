@@ -333,6 +333,21 @@ class Mean(NumericColumnAnalyzer):
         return state.total / state.count
 
 
+def _spread(m2: float, n: int, avg: float) -> float:
+    """A merged sum of squared deviations, 0 where it is only the rounding of means.
+
+    A constant column has ``var_pop`` 0 in every part, but two parts' means
+    of it may differ in their last bits, and the merge adds
+    ``n1 n2 / n (avg1 - avg2)^2``: a spread of rounding, over which the
+    standard deviation is 1e-14 instead of 0 and the skewness, kurtosis and
+    correlation any number where the union's own moments say NaN (skewness
+    1.15 for a constant 171.094 in parts of 1 and 3 rows). A spread counts
+    as rounding when ``sqrt(m2 / n) <= n ε |avg|`` (ε the double's epsilon;
+    a mean of n doubles is off by at most ``n ε |avg|``).
+    """
+    return 0.0 if m2 <= n * (n * sys.float_info.epsilon * abs(avg)) ** 2 else m2
+
+
 @dataclass(frozen=True)
 class StandardDeviation(NumericColumnAnalyzer):
     """Population standard deviation of a numeric column (Deequ ``StandardDeviation``).
@@ -364,13 +379,8 @@ class StandardDeviation(NumericColumnAnalyzer):
         return StandardDeviationState(n, float(values[1]), float(values[2]) * n)
 
     def metric_value(self, state: StandardDeviationState) -> float:
-        """``sqrt(m2 / n)``."""
-        return math.sqrt(state.m2 / state.n)
-
-
-def _rounding_only(mk: float, n: int, avg: float) -> bool:
-    """Whether a sum of squared deviations is no more than rounding of the mean can make."""
-    return mk <= n * (n * sys.float_info.epsilon * abs(avg)) ** 2
+        """``sqrt(m2 / n)``, 0 where ``m2`` is only rounding (:func:`_spread`)."""
+        return math.sqrt(_spread(state.m2, state.n, state.avg) / state.n)
 
 
 @dataclass(frozen=True)
@@ -438,22 +448,12 @@ class Correlation(ScanShareableAnalyzer):
         return CorrelationState(n, x_avg, y_avg, cov * n, x_var * n, y_var * n)
 
     def metric_value(self, state: CorrelationState) -> float:
-        """``ck / sqrt(x_mk * y_mk)``; NaN when a column's spread is only rounding.
-
-        A constant column has ``var_pop`` 0 in every part, but two parts'
-        means of it may differ in their last bits, and the merge adds
-        ``n1 n2 / n (avg1 - avg2)^2`` to its co-moment: a spread of rounding,
-        over which ``ck`` divides into any value in [-1, 1] (-0.33 for a
-        constant 171.094 beside 0, 0, 0, 1 in two parts, where the union's
-        own moments say NaN). A column counts as constant when its co-moment
-        is within what the rounding of n means can make, ``n (n ε |avg|)^2``
-        (ε the double's epsilon, a mean off by at most n ε |avg|).
-        """
-        if _rounding_only(state.x_mk, state.n, state.x_avg) or _rounding_only(
-            state.y_mk, state.n, state.y_avg
-        ):
+        """``ck / sqrt(x_mk * y_mk)``; NaN when a column is constant (spread 0: :func:`_spread`)."""
+        x_mk = _spread(state.x_mk, state.n, state.x_avg)
+        y_mk = _spread(state.y_mk, state.n, state.y_avg)
+        if not x_mk or not y_mk:
             return math.nan
-        return state.ck / math.sqrt(state.x_mk * state.y_mk)
+        return state.ck / math.sqrt(x_mk * y_mk)
 
 
 class MomentsAnalyzer(NumericColumnAnalyzer):
@@ -507,8 +507,8 @@ class Variance(MomentsAnalyzer):
     metric_name = "Variance"
 
     def metric_value(self, state: MomentsState) -> float:
-        """``m2 / n``."""
-        return state.m2 / state.n
+        """``m2 / n``, 0 where ``m2`` is only rounding (:func:`_spread`)."""
+        return _spread(state.m2, state.n, state.avg) / state.n
 
 
 @dataclass(frozen=True)
@@ -528,8 +528,8 @@ class Skewness(MomentsAnalyzer):
     metric_name = "Skewness"
 
     def metric_value(self, state: MomentsState) -> float:
-        """``sqrt(n) m3 / m2^1.5``."""
-        if state.m2 == 0:
+        """``sqrt(n) m3 / m2^1.5``; NaN where ``m2`` is 0 or only rounding (:func:`_spread`)."""
+        if not _spread(state.m2, state.n, state.avg):
             return math.nan
         return float(math.sqrt(state.n) * state.m3 / state.m2**1.5)
 
@@ -551,8 +551,8 @@ class Kurtosis(MomentsAnalyzer):
     metric_name = "Kurtosis"
 
     def metric_value(self, state: MomentsState) -> float:
-        """``n m4 / m2^2 - 3``."""
-        if state.m2 == 0:
+        """``n m4 / m2^2 - 3``; NaN where ``m2`` is 0 or only rounding (:func:`_spread`)."""
+        if not _spread(state.m2, state.n, state.avg):
             return math.nan
         return state.n * state.m4 / state.m2**2 - 3.0
 

@@ -30,6 +30,7 @@ from autovalidate.metrics import (
     Entropy,
     FrequenciesState,
     Histogram,
+    Kurtosis,
     Maximum,
     MaxLength,
     Mean,
@@ -39,10 +40,12 @@ from autovalidate.metrics import (
     PatternConformance,
     PatternMatch,
     Size,
+    Skewness,
     StandardDeviation,
     Sum,
     Uniqueness,
     UniqueValueRatio,
+    Variance,
     merge_states,
 )
 from autovalidate.metrics.sketches import QuantileSummary
@@ -182,3 +185,28 @@ def test_merge_law_on_spark_and_agreement_with_duckdb(spark, a, b):
         assert same_value(s.value, d.value, rel=1e-9), (analyzer, s.value, d.value)
     # Spark's states merge into DuckDB's metrics of the union
     _assert_merge_law(state_a, state_b, union, run(union, ALL))
+
+
+@pytest.mark.parametrize("value", [171.094, 0.1, 987654.321, -3.5])
+def test_a_constant_column_in_parts_has_the_unions_spread_statistics(value):
+    """Merged means of a constant column may differ in their last bit; that is no spread.
+
+    The merge used to turn it into a standard deviation of 1e-14, a
+    skewness of 1.15 and a kurtosis of -0.67 where the union has 0 and NaN.
+    """
+    moments = [StandardDeviation("x"), Variance("x"), Skewness("x"), Kurtosis("x")]
+    analyzers = [*moments, Correlation("x", "y")]
+    xs = [value] * 12
+    for cut in (1, 3, 5):
+        a = pa.table({"x": xs[:cut], "y": [0] * cut})
+        b = pa.table({"x": xs[cut:], "y": [0] * (len(xs) - cut - 1) + [1]})
+        _, state_a = states(a, analyzers)
+        _, state_b = states(b, analyzers)
+        union = run(pa.concat_tables([a, b]), analyzers)
+        for analyzer in analyzers:
+            merged = metric_from_state(analyzer, merge_states(state_a[analyzer], state_b[analyzer]))
+            assert same_value(merged.value, union.metric(analyzer).value, rel=0.0), (
+                analyzer,
+                cut,
+                merged.value,
+            )
