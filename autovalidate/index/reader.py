@@ -54,10 +54,10 @@ _SHORT = ", ".join(
 )
 
 
-def _pairs(sums: Sequence[float]) -> tuple[tuple[float, float], ...]:
-    """``(pure_sum_n, imp_sum_n)`` per size, from the sums in ``_CONDITIONAL_COLUMNS`` order."""
+def _interleaved(sums: Sequence[float]) -> tuple[float, ...]:
+    """``PatternStats.conditional`` from the sums in ``_CONDITIONAL_COLUMNS`` order."""
     k = len(CONDITION_SIZES)
-    return tuple(zip(sums[:k], sums[k:], strict=True))
+    return tuple(x for pair in zip(sums[:k], sums[k:], strict=True) for x in pair)
 
 
 #: Patterns with at least this Cov_T fit the prior (their FPR_T rests on enough columns).
@@ -145,12 +145,12 @@ class PatternIndex:
             self._ids = table.column("pattern_id").to_numpy()
             self._fpr = table.column("fpr").to_numpy()
             self._cov = table.column("cov").to_numpy()
-            # (rows, k, 2): (pure_sum_n, imp_sum_n) for n in CONDITION_SIZES, the
+            # (rows, 2k): pure_sum_n, imp_sum_n for n in CONDITION_SIZES, the flat
             # layout of PatternStats.conditional
             k = len(CONDITION_SIZES)
-            self._conditional = np.empty((table.num_rows, k, 2))
+            self._conditional = np.empty((table.num_rows, 2 * k))
             for q, name in enumerate(_CONDITIONAL_COLUMNS):
-                self._conditional[:, q % k, q // k] = table.column(name).to_numpy()
+                self._conditional[:, 2 * (q % k) + q // k] = table.column(name).to_numpy()
             self._patterns = table.column("pattern").chunk(0) if table.num_rows else None
             self._short_cov = np.column_stack(
                 [table.column(f"short_cov_{k}").to_numpy() for k in SHORT_BOUNDS]
@@ -286,7 +286,7 @@ class PatternIndex:
         if self._ids is not None:
             return self._search(unique)
         rows = self._joined(unique, f"p.fpr, p.cov, {_CONDITIONAL}")
-        return {r[0]: PatternStats(float(r[1]), int(r[2]), _pairs(r[3:])) for r in rows}
+        return {r[0]: PatternStats(float(r[1]), int(r[2]), _interleaved(r[3:])) for r in rows}
 
     def _joined(self, unique: list[str], columns: str) -> list[tuple[Any, ...]]:
         """``(pattern, *columns)`` of the cold index's rows of the given patterns.
@@ -333,6 +333,8 @@ class PatternIndex:
         rows = left[found].tolist()
         names = self._patterns.take(pa.array(rows)).to_pylist()
         positions = found.tolist()
+        if names == list(map(unique.__getitem__, positions)):  # no id collision: the rule
+            return positions, rows
         for k, (i, name) in enumerate(zip(positions, names, strict=True)):
             if name == unique[i]:
                 continue
@@ -358,7 +360,7 @@ class PatternIndex:
             PatternStats,
             self._fpr[rows].tolist(),
             self._cov[rows].tolist(),
-            [tuple(map(tuple, pairs)) for pairs in self._conditional[rows].tolist()],
+            list(map(tuple, self._conditional[rows].tolist())),
         )
         return {unique[i]: st for i, st in zip(positions, stats, strict=True)}
 

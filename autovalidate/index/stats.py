@@ -53,14 +53,16 @@ class PatternStats(NamedTuple):
     cov
         Cov_T(p), the number of corpus columns with a value matching p.
     conditional
-        One pair per size n of :data:`CONDITION_SIZES`: ``(Σ_D (1 - Imp_D)^n,
-        Σ_D Imp_D (1 - Imp_D)^n)`` over the same columns; empty where unknown
-        (the estimate then ignores the training column's size).
+        Two sums per size n of :data:`CONDITION_SIZES`, flat and in size
+        order: ``Σ_D (1 - Imp_D)^n`` then ``Σ_D Imp_D (1 - Imp_D)^n`` over the
+        same columns (``(pure_3, imp_3, pure_10, imp_10, ...)``, one tuple
+        level: the warm reader builds thousands per lookup); empty where
+        unknown (the estimate then ignores the training column's size).
     """
 
     fpr: float
     cov: int
-    conditional: tuple[tuple[float, float], ...] = ()
+    conditional: tuple[float, ...] = ()
 
 
 class RunShortfall(NamedTuple):
@@ -156,23 +158,15 @@ class FprPrior(NamedTuple):
         moments = _beta_table(self.mean, self.strength)
         if n <= 0 or not stats.conditional:
             return self._unconditional(stats, moments)
-        # the sizes around n: the estimate at each, interpolated between the two
-        upper = bisect.bisect_left(CONDITION_SIZES, n)
-        if upper == len(CONDITION_SIZES):  # above the largest size: that size's estimate
-            pure, imp = stats.conditional[-1]
-            return self._at(imp, pure, moments[-1])
-        pure, imp = stats.conditional[upper]
-        e1 = self._at(imp, pure, moments[upper + 1])
-        size = CONDITION_SIZES[upper]
-        if size == n:
+        lower, upper, t = _bracket(n)
+        sums = stats.conditional
+        e1 = self._at(sums[2 * upper + 1], sums[2 * upper], moments[upper + 1])
+        if t == 1.0:
             return e1
-        if upper == 0:
-            n0, e0 = 0, self._unconditional(stats, moments)
+        if lower < 0:
+            e0 = self._unconditional(stats, moments)
         else:
-            n0 = CONDITION_SIZES[upper - 1]
-            pure, imp = stats.conditional[upper - 1]
-            e0 = self._at(imp, pure, moments[upper])
-        t = (math.log1p(n) - math.log1p(n0)) / (math.log1p(size) - math.log1p(n0))
+            e0 = self._at(sums[2 * lower + 1], sums[2 * lower], moments[lower + 1])
         return e0 + t * (e1 - e0)
 
     def futile_below(self, n: int, max_fpr: float) -> float:
@@ -232,6 +226,26 @@ class FprPrior(NamedTuple):
         if denominator <= 0:
             return imp_sum / pure_sum if pure_sum > 0 else self.mean
         return min(1.0, max(0.0, (imp_sum + self.strength * imp_b) / denominator))
+
+
+@functools.lru_cache(maxsize=1024)
+def _bracket(n: int) -> tuple[int, int, float]:
+    """The sizes around a training size n ≥ 1 and the weight of the upper one.
+
+    ``(lower, upper, t)``: positions in :data:`CONDITION_SIZES` (``lower``
+    -1 for size 0, the unconditional estimate), the estimate being
+    ``e[lower] + t (e[upper] - e[lower])`` interpolated in log(1 + n); t = 1
+    at a size and above the largest (``lower == upper`` there).
+    """
+    upper = bisect.bisect_left(CONDITION_SIZES, n)
+    if upper == len(CONDITION_SIZES):  # above the largest size: that size's estimate
+        return upper - 1, upper - 1, 1.0
+    size = CONDITION_SIZES[upper]
+    if size == n:
+        return upper - 1, upper, 1.0
+    n0 = CONDITION_SIZES[upper - 1] if upper else 0
+    t = (math.log1p(n) - math.log1p(n0)) / (math.log1p(size) - math.log1p(n0))
+    return upper - 1, upper, t
 
 
 @functools.lru_cache(maxsize=64)

@@ -15,8 +15,12 @@ def stats_of(impurities: list[float]) -> PatternStats:
         sum(impurities) / len(impurities),
         len(impurities),
         tuple(
-            (sum((1 - x) ** n for x in impurities), sum(x * (1 - x) ** n for x in impurities))
+            total
             for n in CONDITION_SIZES
+            for total in (
+                sum((1 - x) ** n for x in impurities),
+                sum(x * (1 - x) ** n for x in impurities),
+            )
         ),
     )
 

@@ -122,7 +122,7 @@ def conditional_stats(imps: list[float]) -> PatternStats:
     sums = [sum(x) for x in zip(*(column_state(i) for i in imps), strict=True)]
     k = len(CONDITION_SIZES)
     pairs = zip(sums[2 : 2 + k], sums[2 + k : 2 + 2 * k], strict=True)
-    return PatternStats(sums[1] / sums[0], int(sums[0]), tuple(pairs))
+    return PatternStats(sums[1] / sums[0], int(sums[0]), tuple(x for pair in pairs for x in pair))
 
 
 def test_conditional_estimate_discounts_columns_unlike_the_training_column():
@@ -206,7 +206,7 @@ def test_warm_lookup_tells_apart_patterns_whose_ids_collide(tmp_path):
         "cov": [2, 1, 3, 4],
         "imp_sum": [0.0, 0.0, 0.0, 0.0],
         **{f"pure_sum_{n}": [2.0, 1.0, 3.0, 4.0] for n in CONDITION_SIZES},
-        **{f"imp_sum_{n}": [0.0, 0.0, 0.0, 0.0] for n in CONDITION_SIZES},
+        **{f"imp_sum_{n}": [0.0, n / 1000, 0.0, n / 100] for n in CONDITION_SIZES},
         **{f"short_cov_{k}": [7, 1, 9, 0] if k == 2 else [0] * 4 for k in SHORT_BOUNDS},
         **{f"short_sum_{k}": [0.7, 0.5, 0.9, 0.0] if k == 2 else [0.0] * 4 for k in SHORT_BOUNDS},
         "fpr": [0.5, 0.0, 0.25, 0.0],
@@ -219,10 +219,10 @@ def test_warm_lookup_tells_apart_patterns_whose_ids_collide(tmp_path):
         with PatternIndex.open(out, in_memory=in_memory) as idx:
             found = idx.lookup(["<lower>{2}", "<upper>{2}", "<letter>{2}", "zz"])
             assert {p: s.cov for p, s in found.items()} == {"<lower>{2}": 1, "<upper>{2}": 4}
-            # the conditional sums come from the same row as the rest
-            assert {p: s.conditional[0][0] for p, s in found.items()} == {
-                "<lower>{2}": 1.0,
-                "<upper>{2}": 4.0,
+            # the conditional sums come from the same row as the rest, size by size
+            assert {p: s.conditional for p, s in found.items()} == {
+                "<lower>{2}": tuple(x for n in CONDITION_SIZES for x in (1.0, n / 1000)),
+                "<upper>{2}": tuple(x for n in CONDITION_SIZES for x in (4.0, n / 100)),
             }
             # so do the run-length sums; a pattern without any is absent
             short = idx.shortfall(["<lower>{2}", "<upper>{2}", "zz"])
