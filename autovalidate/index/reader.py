@@ -11,6 +11,7 @@ O(n) per lookup, for one-off reads (``index info``, ``index merge``).
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -58,6 +59,21 @@ def _interleaved(sums: Sequence[float]) -> tuple[float, ...]:
     """``PatternStats.conditional`` from the sums in ``_CONDITIONAL_COLUMNS`` order."""
     k = len(CONDITION_SIZES)
     return tuple(x for pair in zip(sums[:k], sums[k:], strict=True) for x in pair)
+
+
+def _moments(values: np.ndarray) -> tuple[float, float]:
+    """Mean and population variance of ``values`` (0, 0 when empty), each sum correctly rounded.
+
+    ``math.fsum`` rounds the exact sum once, so the result does not depend on
+    the order of the values: DuckDB's parallel ``avg``/``var_pop`` gave the
+    prior, and with it every FPR_T estimate, different last bits from one
+    query to the next.
+    """
+    if not len(values):
+        return 0.0, 0.0
+    mean = math.fsum(values.tolist()) / len(values)
+    deviation = values - mean
+    return mean, math.fsum((deviation * deviation).tolist()) / len(values)
 
 
 #: Patterns with at least this Cov_T fit the prior (their FPR_T rests on enough columns).
@@ -406,9 +422,10 @@ class PatternIndex:
     def prior(self) -> FprPrior:
         """The empirical-Bayes prior of FPR_T fitted on this index (see :class:`FprPrior`).
 
-        Fitted once, on first use, with one DuckDB query. An index with fewer
-        than :data:`PRIOR_MIN_PATTERNS` patterns of Cov_T ≥ :data:`PRIOR_MIN_COV`
-        gets strength 0: Eq. 4 as it is.
+        Fitted once, on first use, from the FPR_T of the patterns with Cov_T ≥
+        :data:`PRIOR_MIN_COV` (:func:`_moments`: the same bits in every
+        process). An index with fewer than :data:`PRIOR_MIN_PATTERNS` such
+        patterns gets strength 0: Eq. 4 as it is.
 
         Raises
         ------
@@ -418,18 +435,18 @@ class PatternIndex:
         if self._prior is None:
             with self._lock:
                 try:
-                    n, mean, var = self._con.execute(
-                        "SELECT count(*), avg(fpr), var_pop(fpr) FROM patterns WHERE cov >= ?",
-                        [PRIOR_MIN_COV],
-                    ).fetchall()[0]
+                    fpr = self._con.execute(
+                        "SELECT fpr FROM patterns WHERE cov >= ?", [PRIOR_MIN_COV]
+                    ).fetchnumpy()["fpr"]
                 except duckdb.Error as exc:
                     raise IndexSchemaError(
                         str(self.path), f"cannot read pattern files: {exc}"
                     ) from exc
-            if n < PRIOR_MIN_PATTERNS or not var:
-                self._prior = FprPrior(float(mean or 0.0), 0.0)
+            mean, var = _moments(np.asarray(fpr, np.float64))
+            if len(fpr) < PRIOR_MIN_PATTERNS or not var:
+                self._prior = FprPrior(mean, 0.0)
             else:
-                self._prior = FprPrior(float(mean), max(0.0, mean * (1 - mean) / var - 1))
+                self._prior = FprPrior(mean, max(0.0, mean * (1 - mean) / var - 1))
         return self._prior
 
     def size(self) -> int:
