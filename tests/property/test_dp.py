@@ -125,9 +125,7 @@ def test_a_shape_risk_beyond_the_budget_leaves_no_segmentation(instance, shape, 
     """
     width, choices, r = instance
     shape = r + above if above else shape
-    shaped = [
-        dataclasses.replace(c, shape=shape) if c.start == 0 else c for c in choices.values()
-    ]
+    shaped = [dataclasses.replace(c, shape=shape) if c.start == 0 else c for c in choices.values()]
     if beyond_budget(shape, r):
         assert best_segmentation(width, shaped, max_fpr=r, slack=slack) is None
     elif shape <= r and any(
