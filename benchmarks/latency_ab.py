@@ -173,7 +173,13 @@ def main(argv: list[str] | None = None) -> int:
     least = {
         role: np.min([x["least_ms"] for x in rr], axis=0).tolist() for role, rr in runs.items()
     }
-    same = runs["base"][0]["suggestions"] == runs["head"][0]["suggestions"]
+    base, head = runs["base"][0]["suggestions"], runs["head"][0]["suggestions"]
+    rules_same = all(
+        (b is None) == (h is None) and (b is None or b[:2] == h[:2])
+        for b, h in zip(base, head, strict=True)
+    )
+    gaps = (abs(b[2] - h[2]) for b, h in zip(base, head, strict=True) if b and h)
+    fpr_gap = max(gaps, default=0.0)
     report = {
         "revisions": revisions,
         "index": str(args.index),
@@ -182,7 +188,14 @@ def main(argv: list[str] | None = None) -> int:
         "calls": args.calls,
         "machine": machine(),
         "load_average_1min": {"before": load_before, "after": os.getloadavg()[0]},
-        "suggestions_identical": same,
+        # pattern and regex of every column the same in both commits
+        "rules_identical": rules_same,
+        "max_fpr_difference": fpr_gap,
+        # every round of a commit gave its first round's suggestions, FPRs to the last bit
+        "deterministic": {
+            role: all(x["suggestions"] == rr[0]["suggestions"] for x in rr)
+            for role, rr in runs.items()
+        },
         "least": {role: _summary(ms) for role, ms in least.items()},
         "per_round_p95_ms": {
             role: [_summary(x["least_ms"])["p95_ms"] for x in rr] for role, rr in runs.items()
@@ -217,11 +230,19 @@ def _markdown(report: dict[str, Any]) -> str:
             f"| {role} `{sha[:10]}` | {s['median_ms']:.1f} | {s['p95_ms']:.1f} "
             f"| {s['mean_ms']:.1f} | {rounds} |"
         )
+    same = report["rules_identical"]
+    steady = [role for role, ok in report["deterministic"].items() if not ok]
     rows += [
         "",
         "A column's time is the least of all its calls over all rounds; a round's p95 "
-        "is what one run would have reported. Suggestions (pattern, regex, FPR) "
-        + ("identical on every column." if report["suggestions_identical"] else "**differ**."),
+        "is what one run would have reported. Rules (pattern and regex) "
+        + ("identical on every column" if same else "**differ**")
+        + f"; FPRs differ by at most {report['max_fpr_difference']:.1e}. "
+        + (
+            "Each commit gave the same suggestions, FPRs to the last bit, in every round."
+            if not steady
+            else f"Rounds of {' and '.join(steady)} gave suggestions differing from each other."
+        ),
         "",
     ]
     return "\n".join(rows)

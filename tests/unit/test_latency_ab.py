@@ -27,7 +27,8 @@ def test_the_same_commit_twice_gives_the_same_suggestions_from_its_worktree(
         ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout.strip()
     assert report["revisions"] == {"base": head, "head": head}
-    assert report["suggestions_identical"] is True
+    assert report["rules_identical"] is True and report["max_fpr_difference"] == 0.0
+    assert report["deterministic"] == {"base": True, "head": True}
     for role in ("base", "head"):
         assert len(report["least_ms"][role]) == report["columns"] == 4
         assert all(ms > 0 for ms in report["least_ms"][role])
