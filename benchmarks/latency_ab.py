@@ -102,15 +102,6 @@ def _worktree(work: Path, sha: str) -> Path:
     return tree
 
 
-def _summary(ms: list[float]) -> dict[str, float]:
-    a = np.asarray(ms)
-    return {
-        "median_ms": float(np.median(a)),
-        "p95_ms": float(np.percentile(a, 95)),
-        "mean_ms": float(a.mean()),
-    }
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("base", help="the revision to compare against, e.g. HEAD~1")
@@ -148,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.path.insert(0, str(ROOT))
     from benchmarks.avbench.protocol import load_queries
     from benchmarks.avbench.report import machine
-    from benchmarks.avbench.run import long_values
+    from benchmarks.avbench.run import latency_summary, long_values
 
     cases = load_queries(args.lake)
     subset = long_values(cases)[: args.columns]
@@ -168,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
             if Path(run["package"]).resolve().parents[1] != tree.resolve():
                 raise RuntimeError(f"{role} imported {run['package']}, not its worktree {tree}")
             runs[role].append(run)
-            p95 = _summary(run["least_ms"])["p95_ms"]
+            p95 = latency_summary(run["least_ms"])["p95_ms"]
             print(f"round {r + 1}/{args.rounds} {role}: p95 {p95:.1f} ms", file=sys.stderr)
     least = {
         role: np.min([x["least_ms"] for x in rr], axis=0).tolist() for role, rr in runs.items()
@@ -196,9 +187,10 @@ def main(argv: list[str] | None = None) -> int:
             role: all(x["suggestions"] == rr[0]["suggestions"] for x in rr)
             for role, rr in runs.items()
         },
-        "least": {role: _summary(ms) for role, ms in least.items()},
+        "least": {role: latency_summary(ms) for role, ms in least.items()},
         "per_round_p95_ms": {
-            role: [_summary(x["least_ms"])["p95_ms"] for x in rr] for role, rr in runs.items()
+            role: [latency_summary(x["least_ms"])["p95_ms"] for x in rr]
+            for role, rr in runs.items()
         },
         "least_ms": least,
     }

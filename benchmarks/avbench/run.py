@@ -41,7 +41,9 @@ __all__ = [
     "GRID",
     "METHOD_KEYS",
     "QUERY_SETS",
+    "latency_summary",
     "load_cases",
+    "long_values",
     "product_defaults",
     "run",
 ]
@@ -342,17 +344,17 @@ def run(cfg: Config) -> dict[str, Any]:
         )
     counter.close()
     if cfg.cost:
-        cost["online"] = {v: _latency(runs[v].per_case_ms) for v in FMDV_VARIANTS}
+        cost["online"] = {v: latency_summary(runs[v].per_case_ms) for v in FMDV_VARIANTS}
         longest = long_values(cases)
         cost["online_long_values"] = {
             "columns": [f"{cases[i].table_id}:{cases[i].column_name}" for i in longest],
             "methods": {
-                v: _latency([runs[v].per_case_ms[i] for i in longest]) for v in FMDV_VARIANTS
+                v: latency_summary([runs[v].per_case_ms[i] for i in longest]) for v in FMDV_VARIANTS
             },
             "best_of": {
                 "calls": BEST_OF,
                 "method": DEFAULT_VARIANT,
-                **_latency(runs[DEFAULT_VARIANT].best_of_ms),
+                **latency_summary(runs[DEFAULT_VARIANT].best_of_ms),
             },
         }
         report["cost"] = cost
@@ -508,7 +510,8 @@ def _best_of(method: FmdvMethod, subset: list[int], cases: Sequence[Case]) -> li
     return best
 
 
-def _latency(ms: list[float]) -> dict[str, float]:
+def latency_summary(ms: list[float]) -> dict[str, float]:
+    """Median, p95, mean and max (ms) of per-column times, and the number of columns."""
     a = np.asarray(ms)
     return {
         "median_ms": float(np.median(a)),
