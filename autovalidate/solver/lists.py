@@ -32,14 +32,20 @@ from autovalidate.solver.params import Solution, SolverParams
 from autovalidate.solver.plan import training_order
 from autovalidate.solver.search import Hypothesis
 
-__all__ = ["list_separator", "solve_list"]
+__all__ = ["list_items", "list_separator", "solve_list"]
 
 #: A format solver: values with repetitions, their training order -> a solution or None.
 FormatSolver = Callable[[Counter[str], "list[str] | None"], "Solution | None"]
 
 
-def list_separator(values: Counter[str]) -> str | None:
-    """The separator the values are lists of, or None.
+def list_separator(values: Counter[str], tolerance: float = 0.0) -> str | None:
+    """The separator the values are lists of, or None (see :func:`list_items`)."""
+    found = list_items(values, tolerance)
+    return None if found is None else found[0]
+
+
+def list_items(values: Counter[str], tolerance: float = 0.0) -> tuple[str, Counter[str]] | None:
+    """The separator the values are lists of, and the values that are such lists; or None.
 
     A candidate is a symbol character (not a space) that occurs a varying
     number of times across the values, with the spaces around it in every
@@ -51,24 +57,66 @@ def list_separator(values: Counter[str]) -> str | None:
     Of the candidates, the one that occurs most often is the separator: the
     comma of ``en-gb:0.25,fr-fr:0.5``, not its hyphen, whose items hold
     commas.
+
+    ``tolerance`` (θ of a horizontal-cut method, a fraction in [0, 1)) is
+    the weight share of values that may break these conditions, as a
+    horizontal cut leaves θ of the values non-conforming (Song & He 2021,
+    Eq. 16): one ``TA0009 `` with a trailing space among 64 tactic lists does
+    not make them prose. The spacing of the separator and the items' shape
+    are then the ones of the most weight, and the values returned are those
+    that keep them (with their weights).
     """
+    total = sum(values.values())
+    allowed = total * tolerance + 1e-9
     symbols = {c for value in values for c in value if not c.isalnum() and not c.isspace()}
-    best: tuple[int, str] | None = None
+    shape_of: dict[str, tuple[str, ...]] = {}  # an item's token kinds, for every candidate
+    best: tuple[int, str, Counter[str]] | None = None
     for char in sorted(symbols):
         if len({value.count(char) for value in values}) < 2:
             continue
-        before = all(_spaced(v, char, -1) for v in values)
-        after = all(_spaced(v, char, 1) for v in values)
-        sep = " " * before + char + " " * after
-        items = {item for value in values for item in value.split(sep)}
-        if any(not item or any(c.isspace() for c in item) for item in items):
-            continue  # an empty item, or words: prose, not a list
-        if len({tuple(t.kind for t in tokenize(item)) for item in items}) != 1:
+        sep = _spacing(values, char)
+        shapes: dict[str, tuple[str, ...]] = {}  # a list's one item shape
+        by_shape: Counter[tuple[str, ...]] = Counter()
+        broken = 0
+        for value, weight in values.items():
+            items = value.split(sep)
+            kinds = None
+            if value.count(char) == value.count(sep) and all(
+                item and not any(c.isspace() for c in item) for item in items
+            ):  # else an empty item, or words: prose, not a list
+                for item in items:
+                    if item not in shape_of:
+                        shape_of[item] = tuple(t.kind for t in tokenize(item))
+                kinds = {shape_of[item] for item in items}
+            if kinds is None or len(kinds) != 1:
+                broken += weight
+                if broken > allowed:
+                    break
+                continue
+            shapes[value] = kinds.pop()
+            by_shape[shapes[value]] += weight
+        if broken > allowed or not by_shape:
+            continue
+        shape = by_shape.most_common(1)[0][0]
+        fitting = Counter({v: values[v] for v, kind in shapes.items() if kind == shape})
+        if total - sum(fitting.values()) > allowed:
             continue  # items of several shapes: a record (``9-Apr-84``), not a list
-        key = (-sum(value.count(sep) for value in values), sep)
-        if best is None or key < best:
-            best = key
-    return None if best is None else best[1]
+        if len({value.count(char) for value in fitting}) < 2:
+            continue
+        key = -sum(value.count(sep) for value in fitting)
+        if best is None or (key, sep) < best[:2]:
+            best = (key, sep, fitting)
+    return None if best is None else (best[1], best[2])
+
+
+def _spacing(values: Counter[str], char: str) -> str:
+    """``char`` with the spaces the values of most weight have around it (before, after)."""
+    counts: Counter[tuple[bool, bool]] = Counter()
+    for value, weight in values.items():
+        if char in value:
+            counts[(_spaced(value, char, -1), _spaced(value, char, 1))] += weight
+    before, after = counts.most_common(1)[0][0]
+    return " " * before + char + " " * after
 
 
 def _spaced(value: str, char: str, side: int) -> bool:
@@ -97,16 +145,19 @@ def solve_list(
     unit's hypothesis carries that risk as its FPR, with ``"positions"``
     evidence: it comes from the corpus's repetition statistics.
     """
-    sep = list_separator(counts)
-    if sep is None:
+    found = list_items(counts, params.tolerance(method))
+    if found is None:
         return None
+    sep, lists = found
     items: Counter[str] = Counter()
-    for value, weight in counts.items():
+    for value, weight in lists.items():
         for item in value.split(sep):
             items[item] += weight
     in_order = None
     if order is not None:
-        in_order = training_order([item for value in order for item in value.split(sep)])
+        in_order = training_order(
+            [item for value in order if value in lists for item in value.split(sep)]
+        )
     item_solution = solve_format(items, in_order)
     if item_solution is None or len(item_solution.branches) != 1:
         return None
@@ -114,7 +165,7 @@ def solve_list(
     if any(s.optional for s in branch):
         return None
     item = "".join(s.hypothesis.pattern for s in branch)
-    most = max(value.count(sep) for value in counts)
+    most = max(value.count(sep) for value in lists)
     for bound in range(len(REPEAT_BOUNDS)):
         grows = model.repeat_risk(most, bound)
         if item_solution.fpr + grows <= params.max_fpr:

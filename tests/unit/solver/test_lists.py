@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from autovalidate.index.reader import PatternIndex
 from autovalidate.index.state import write_local_index
 from autovalidate.solver.fmdv import solve
-from autovalidate.solver.lists import _spaced, list_separator
+from autovalidate.solver.lists import _spaced, list_items, list_separator
 
 LANGUAGES = ["en-gb", "fr-fr", "de-de", "es-es", "it-it", "pt-br", "nl-nl", "sv-se"]
 WEIGHTS = ["0.25", "0.5", "1.0", "0.125", "0.75"]
@@ -92,6 +92,37 @@ def test_no_separator_for_prose_fixed_counts_or_empty_items():
 def test_a_separator_spaced_in_some_values_only_is_not_a_spaced_one():
     mixed = Counter(["T1190; T1078", "T1190;T1003", "T1005"])
     assert list_separator(mixed) is None  # split at ';', items start with a space
+
+
+def test_within_theta_a_value_that_breaks_the_list_does_not_make_the_column_prose():
+    # one tactic list of twenty with a trailing space (an item holding a space)
+    tactics = Counter(["TA0005 - TA0002", "TA0002", "TA0006 - TA0007 - TA0009"] * 6)
+    tactics["TA0009 - TA0010 "] += 1
+    tactics["TA0001 - TA0003"] += 1
+    assert list_separator(tactics) is None  # no tolerance: the odd value makes it prose
+    sep, lists = list_items(tactics, 0.1)
+    assert sep == " - "
+    assert "TA0009 - TA0010 " not in lists and sum(lists.values()) == 19
+    # beyond theta, the values are not lists of one format
+    assert list_items(tactics, 0.04) is None
+    # items of another shape count against theta alike
+    mixed = Counter(["T1190; T1078", "T1190", "T1003; T1552; T1005"] * 3 + ["T1565.001; T1078"])
+    assert list_items(mixed, 0.0) is None
+    sep, lists = list_items(mixed, 0.1)
+    assert sep == "; " and "T1565.001; T1078" not in lists
+
+
+def test_a_horizontal_cut_method_leaves_theta_of_broken_lists_non_conforming(lists_index):
+    train = _weights(random.Random(7), 60, 3)
+    train[5] = "en-gb:0.5, fr-fr:0.25"  # a space after the comma: an item with a space
+    vh = solve(train, lists_index, method="fmdv-vh")
+    assert vh is not None and any(s.repeat > 1 for s in vh.segments)
+    assert not regex.fullmatch(vh.regex, train[5])
+    assert regex.fullmatch(vh.regex, "sv-se:0.125,nl-nl:1.0,de-de:0.25,fr-fr:0.5")
+    assert vh.retained == pytest.approx(59 / 60)
+    # without a horizontal cut every value must conform: no list
+    v = solve(train, lists_index, method="fmdv-v")
+    assert v is None or not any(s.repeat > 1 for s in v.segments)
 
 
 @settings(max_examples=300, deadline=None)
