@@ -32,16 +32,10 @@ from autovalidate.solver.params import Solution, SolverParams
 from autovalidate.solver.plan import training_order
 from autovalidate.solver.search import Hypothesis
 
-__all__ = ["list_items", "list_separator", "solve_list"]
+__all__ = ["list_items", "solve_list"]
 
 #: A format solver: values with repetitions, their training order -> a solution or None.
 FormatSolver = Callable[[Counter[str], "list[str] | None"], "Solution | None"]
-
-
-def list_separator(values: Counter[str], tolerance: float = 0.0) -> str | None:
-    """The separator the values are lists of, or None (see :func:`list_items`)."""
-    found = list_items(values, tolerance)
-    return None if found is None else found[0]
 
 
 def list_items(values: Counter[str], tolerance: float = 0.0) -> tuple[str, Counter[str]] | None:

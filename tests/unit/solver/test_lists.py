@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from autovalidate.index.reader import PatternIndex
 from autovalidate.index.state import write_local_index
 from autovalidate.solver.fmdv import solve
-from autovalidate.solver.lists import _spaced, list_items, list_separator
+from autovalidate.solver.lists import _spaced, list_items
 
 LANGUAGES = ["en-gb", "fr-fr", "de-de", "es-es", "it-it", "pt-br", "nl-nl", "sv-se"]
 WEIGHTS = ["0.25", "0.5", "1.0", "0.125", "0.75"]
@@ -32,6 +32,12 @@ def _weights(rng: random.Random, rows: int, most: int) -> list[str]:
         )
         for _ in range(rows)
     ]
+
+
+def list_separator(values: Counter[str]) -> str | None:
+    """The separator :func:`list_items` finds with no tolerance, or None."""
+    found = list_items(values)
+    return None if found is None else found[0]
 
 
 @pytest.fixture(scope="module")
