@@ -131,6 +131,52 @@ def test_a_horizontal_cut_method_leaves_theta_of_broken_lists_non_conforming(lis
     assert v is None or not any(s.repeat > 1 for s in v.segments)
 
 
+def _strict_separator(values: Counter[str]) -> str | None:
+    """The list rule with no tolerance, written out plainly: every value must keep the list."""
+    from autovalidate.patterns.tokens import tokenize
+
+    best = None
+    for char in sorted({c for v in values for c in v if not c.isalnum() and not c.isspace()}):
+        if len({v.count(char) for v in values}) < 2:
+            continue
+        before = all(_spaced(v, char, -1) for v in values)
+        after = all(_spaced(v, char, 1) for v in values)
+        sep = " " * before + char + " " * after
+        items = {item for v in values for item in v.split(sep)}
+        if any(not item or any(c.isspace() for c in item) for item in items):
+            continue
+        if len({tuple(t.kind for t in tokenize(item)) for item in items}) != 1:
+            continue
+        key = (-sum(v.count(sep) for v in values), sep)
+        best = key if best is None or key < best else best
+    return None if best is None else best[1]
+
+
+_ITEMS = st.sampled_from(["ab", "Cd", "12", "a1", "x.y", "7-8", "a b", ""])
+
+
+@st.composite
+def _columns(draw: st.DrawFn) -> list[str]:
+    """Lists of one separator (spaced or not, as drawn), some values joined with another."""
+    seps = st.sampled_from([",", "; ", " - ", "-", ";", " ;", "."])
+    main = draw(seps)
+    items = st.lists(_ITEMS, min_size=1, max_size=4)
+    values = [main.join(draw(items)) for _ in range(draw(st.integers(2, 6)))]
+    for _ in range(draw(st.integers(0, 2))):
+        values.append(draw(seps).join(draw(items)))
+    return values
+
+
+@settings(max_examples=400, deadline=None)
+@given(_columns())
+def test_with_no_tolerance_every_value_must_keep_the_list(values):
+    counts = Counter(values)
+    found = list_items(counts)
+    assert (None if found is None else found[0]) == _strict_separator(counts)
+    if found is not None:
+        assert found[1] == counts  # no value left out
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet="a; -,", max_size=12), st.sampled_from(";-,"), st.sampled_from([-1, 1]))
 def test_spaced_is_every_occurrence_next_to_a_space(value, char, side):
