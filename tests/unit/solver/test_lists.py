@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from autovalidate.index.reader import PatternIndex
 from autovalidate.index.state import write_local_index
+from autovalidate.patterns.tokens import tokenize
 from autovalidate.solver.fmdv import solve
 from autovalidate.solver.lists import _spaced, list_items
 
@@ -133,8 +134,6 @@ def test_a_horizontal_cut_method_leaves_theta_of_broken_lists_non_conforming(lis
 
 def _strict_separator(values: Counter[str]) -> str | None:
     """The list rule with no tolerance, written out plainly: every value must keep the list."""
-    from autovalidate.patterns.tokens import tokenize
-
     best = None
     for char in sorted({c for v in values for c in v if not c.isalnum() and not c.isspace()}):
         if len({v.count(char) for v in values}) < 2:
