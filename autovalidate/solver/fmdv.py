@@ -43,6 +43,7 @@ import functools
 import math
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from autovalidate.errors import ParameterError
 from autovalidate.index.generalization import (
@@ -50,7 +51,7 @@ from autovalidate.index.generalization import (
 )
 from autovalidate.index.stats import PatternStats
 from autovalidate.patterns.tokens import tokenize
-from autovalidate.solver.alignment import align
+from autovalidate.solver.alignment import Alignment, align
 from autovalidate.solver.dp import (
     SegmentChoice,
     best_segmentation,
@@ -65,7 +66,6 @@ from autovalidate.solver.params import (
     OBJECTIVES,
     Solution,
     SolverParams,
-    horizontal_cuts,
     vertical_cuts,
 )
 from autovalidate.solver.plan import (
@@ -226,6 +226,62 @@ def _solve_formats(
     )
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """The retained sets of a column's values and their alignment, before any planning.
+
+    ``rows``: the values as token rows (those of at most ``max_tokens``);
+    ``ordered``: the rows in :func:`training_order`; ``variants``: the
+    retained sets of the horizontal cut, largest first; ``signatures`` and
+    ``alignment``: every retained set's token signatures, heaviest first, and
+    their alignment (vertical-cut methods; ``None`` otherwise).
+    """
+
+    rows: list[Row]
+    ordered: list[Row]
+    variants: list[Variant]
+    signatures: list[tuple[str, ...]]
+    alignment: Alignment | None
+
+    def plan(self, variant: Variant, params: SolverParams, memo: PlanMemo | None = None) -> None:
+        """:func:`plan_segments` of one of the retained sets (fills its segments)."""
+        plan_segments(
+            variant,
+            tau=params.tau,
+            alignment=self.alignment,
+            signatures=self.signatures,
+            memo=memo,
+            ordered=self.ordered,
+        )
+
+
+def prepare(
+    counts: Counter[str], order: list[str] | None, method: str, params: SolverParams
+) -> Prepared:
+    """Rows, retained sets and alignment of values of one format, before any planning.
+
+    ``order``: :func:`training_order` of the values, or None.
+    """
+    n = sum(counts.values())
+    # values too long for a pattern are left out, as non-conforming ones
+    rows = [r for r in group_rows(counts) if len(r.value_tokens) <= params.max_tokens]
+    ordered: list[Row] = []
+    if order is not None:
+        wanted = set(order)
+        row_of = {r.value: r for r in rows if r.value in wanted}
+        ordered = [row_of[v] for v in order if v in row_of]
+    variants, signatures = retained_sets(rows, n, params.tolerance(method))
+    alignment = None
+    if vertical_cuts(method) and variants:
+        weights: Counter[tuple[str, ...]] = Counter()
+        for r in rows:
+            weights[r.signature] += r.weight
+        # one alignment serves every retained set: they drop the rarest
+        # signatures, which progressive alignment aligns last anyway
+        alignment = align(signatures, [weights[sig] for sig in signatures])
+    return Prepared(rows, ordered, variants, signatures, alignment)
+
+
 def _solve_format(
     counts: Counter[str],
     order: list[str] | None,
@@ -237,26 +293,9 @@ def _solve_format(
 
     ``order``: :func:`training_order` of these values.
     """
-    n = sum(counts.values())
-    rows = group_rows(counts)
     vertical = vertical_cuts(method)
-    horizontal = horizontal_cuts(method)
-    # values too long for a pattern are left out, as non-conforming ones
-    rows = [r for r in rows if len(r.value_tokens) <= params.max_tokens]
-    ordered: list[Row] = []
-    if order is not None:
-        wanted = set(order)
-        row_of = {r.value: r for r in rows if r.value in wanted}
-        ordered = [row_of[v] for v in order if v in row_of]
-    variants, signatures = retained_sets(rows, n, params.theta if horizontal else 0.0)
-    alignment = None
-    if vertical and variants:
-        weights: Counter[tuple[str, ...]] = Counter()
-        for r in rows:
-            weights[r.signature] += r.weight
-        # one alignment serves every retained set: they drop the rarest
-        # signatures, which progressive alignment aligns last anyway
-        alignment = align(signatures, [weights[sig] for sig in signatures])
+    prepared = prepare(counts, order, method, params)
+    variants = prepared.variants
     spaces: list[SegmentSpace] = []
     evidence: list[SpaceEvidence] = []
     prior = index.prior
@@ -264,14 +303,7 @@ def _solve_format(
     planned: set[int] = set()
     model = generalization_model(index, params) if vertical else None
     for variant in variants:
-        plan_segments(
-            variant,
-            tau=params.tau,
-            alignment=alignment,
-            signatures=signatures,
-            memo=memo,
-            ordered=ordered,
-        )
+        prepared.plan(variant, params, memo)
         for key, (space, _) in variant.segments.items():
             if id(space) in planned:  # a segment another retained set has too
                 continue
