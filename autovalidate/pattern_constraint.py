@@ -247,7 +247,11 @@ class PatternConstraint:
     column
         The column the constraint was inferred for, if named.
     params
-        Solver parameters used (r, m, θ, τ).
+        Solver parameters used: ``r``, ``m``, ``theta``, ``tau``, ``objective``,
+        ``max_shortfall`` and ``max_position_risk`` (the names of
+        :func:`~autovalidate.suggest_pattern`; older constraint files record
+        the first four), and ``inferred_from`` where the pattern was inferred
+        from a sample. Not a verdict field: validation never reads them.
     index
         Provenance of the index used (path, τ, patterns, build time).
     null_tokens

@@ -16,6 +16,7 @@ from autovalidate.drift import TESTS
 from autovalidate.errors import EmptyColumnError, ParameterError
 from autovalidate.nulls import DEFAULT_NULL_TOKENS, drop_missing
 from autovalidate.patterns.render import render_body
+from autovalidate.solver.diagnosis import Diagnosis, diagnose
 from autovalidate.solver.fmdv import METHODS, SolverParams, solve
 from autovalidate.solver.params import horizontal_cuts
 
@@ -315,7 +316,8 @@ class NoPatternReason(str, enum.Enum):
     #: Every value is missing: nulls, blanks or null tokens (``NA``, ``N/A``...).
     ALL_MISSING = "all-missing"
     #: No hypothesis pattern is feasible: every one has an estimated FPR above
-    #: r or a coverage below m (free text and random base64 keys usually end here).
+    #: r or a coverage below m, and every cut priced by positions a risk above
+    #: max_position_risk (free text and random base64 keys usually end here).
     INFEASIBLE = "infeasible"
 
     @property
@@ -323,7 +325,10 @@ class NoPatternReason(str, enum.Enum):
         """One line for a user: what happened, in the terms of the parameters."""
         if self is NoPatternReason.ALL_MISSING:
             return "every value is missing (null tokens such as NA or N/A, or blanks)"
-        return "no feasible hypothesis pattern (FPR > r or coverage < m)"
+        return (
+            "no feasible hypothesis pattern (estimated FPR > r or coverage < m; a cut "
+            "priced by positions: risk > max_position_risk)"
+        )
 
 
 @dataclass(frozen=True)
@@ -339,11 +344,18 @@ class PatternSuggestion:
     non_null
         Values of the column read, nulls aside (null tokens and blanks
         included: ``constraint.train_n`` counts the values without them).
+    diagnosis
+        With :attr:`NoPatternReason.INFEASIBLE`, a vertical-cut method and
+        ``infer_pattern(..., diagnose_abstention=True)``, what the largest
+        retained set shows: its shape risk against
+        max_position_risk, and aligned positions no pattern element covers
+        (:class:`~autovalidate.solver.diagnosis.Diagnosis`); else ``None``.
     """
 
     constraint: PatternConstraint | None
     reason: NoPatternReason | None = None
     non_null: int = 0
+    diagnosis: Diagnosis | None = None
 
 
 def infer_pattern(
@@ -357,13 +369,17 @@ def infer_pattern(
     column: str | None = None,
     null_tokens: Sequence[str] = DEFAULT_NULL_TOKENS,
     max_values: int | None = MAX_VALUES,
+    diagnose_abstention: bool = False,
 ) -> PatternSuggestion:
     """:func:`suggest_pattern` with its solver parameters as one value; says why it has none.
 
     ``params`` (r, m, θ, τ and the rest: :class:`~autovalidate.solver.fmdv.SolverParams`,
     its defaults if ``None``) replace :func:`suggest_pattern`'s keyword
     arguments of the same meaning; every other argument, the errors raised and
-    the source are :func:`suggest_pattern`'s.
+    the source are :func:`suggest_pattern`'s. With ``diagnose_abstention``, a
+    column without a feasible pattern also gets its
+    :attr:`PatternSuggestion.diagnosis` (the largest retained set aligned and
+    planned again: a few ms, up to tens of ms on long text).
 
     Returns
     -------
@@ -400,7 +416,8 @@ def infer_pattern(
             index = shared_default_index()
         solution = solve(sample.values, index, method=method, params=params)
         if solution is None:
-            return PatternSuggestion(None, NoPatternReason.INFEASIBLE, non_null)
+            found = diagnose(sample.values, index, method, params) if diagnose_abstention else None
+            return PatternSuggestion(None, NoPatternReason.INFEASIBLE, non_null, found)
         constraint = PatternConstraint(
             regex=solution.regex,
             pattern=solution.pattern,
@@ -431,6 +448,9 @@ def infer_pattern(
                 "m": params.min_cov,
                 "theta": params.theta,
                 "tau": params.tau,
+                "objective": params.objective,
+                "max_shortfall": params.max_shortfall,
+                "max_position_risk": params.max_position_risk,
                 **({"inferred_from": len(sample.values)} if sample.sampled else {}),
             },
             null_tokens=null_tokens,

@@ -84,6 +84,16 @@ def suggest(
         help="Most the run-length bounds of a pattern (<digit>{3,} for <digit>+) may add "
         "to its estimated FPR (fraction); 0: no bound.",
     ),
+    max_position_risk: float = typer.Option(
+        _D.max_position_risk,
+        "--max-position-risk",
+        min=0.0,
+        max=1.0,
+        help="Largest admissible risk of a vertical cut priced by positions (fraction): its "
+        "shape risk (later values in a shape the training values do not show) plus its "
+        "parts' risks, from the index's generalization statistics (a budget of a false "
+        "alarm, beside r for the paper's cut).",
+    ),
     max_values: int = typer.Option(
         MAX_VALUES,
         "--max-values",
@@ -144,13 +154,20 @@ def suggest(
         "tau": tau,
         "objective": objective,
         "max_shortfall": max_shortfall,
+        "max_position_risk": max_position_risk,
         "max_values": max_values or None,
     }
     with local_input(file) as path:
         require_rows(path, path)
         if column is not None:
             params = solver_params(
-                r=r, m=m, theta=theta, tau=tau, objective=objective, max_shortfall=max_shortfall
+                r=r,
+                m=m,
+                theta=theta,
+                tau=tau,
+                objective=objective,
+                max_shortfall=max_shortfall,
+                max_position_risk=max_position_risk,
             )
             _suggest_pattern(
                 path, column, index, params, method, max_values or None, out, as_json, html
@@ -329,11 +346,17 @@ def _suggest_pattern(
         started = time.perf_counter()
         # streamed from the file: memory holds the sample of max_values, not the column
         suggestion = infer_pattern(
-            str(file), idx, params=params, method=method, column=column, max_values=max_values
+            str(file),
+            idx,
+            params=params,
+            method=method,
+            column=column,
+            max_values=max_values,
+            diagnose_abstention=True,
         )
         elapsed_ms = (time.perf_counter() - started) * 1000
         used = index_summary(idx)
-    constraint, reason = suggestion.constraint, suggestion.reason
+    constraint, reason, diagnosis = suggestion.constraint, suggestion.reason, suggestion.diagnosis
     n_values = suggestion.non_null
     if out is not None and constraint is not None:
         write_atomically(out, suite_to_json([constraint]) + "\n")
@@ -349,6 +372,7 @@ def _suggest_pattern(
                 "constraint": constraint.to_dict() if constraint else None,
                 "description": constraint.description if constraint else None,
                 "reason": None if reason is None else reason.explanation,
+                "diagnosis": None if diagnosis is None else diagnosis.to_dict(),
                 "elapsed_ms": round(elapsed_ms, 2),
                 "out": str(out) if out is not None and constraint is not None else None,
             }
@@ -363,11 +387,15 @@ def _suggest_pattern(
                 f"{reason.explanation}."
                 if reason is NoPatternReason.ALL_MISSING
                 else "no hypothesis pattern is feasible "
-                f"(estimated FPR > r={params.max_fpr} or coverage < m={params.min_cov}); "
+                f"(estimated FPR > r={params.max_fpr} or coverage < m={params.min_cov}; "
+                "a cut priced by positions: risk > "
+                f"max_position_risk={params.max_position_risk}); "
                 "free text, and values whose tokens differ from value to value (random "
                 "base64 keys, lists of items of several shapes), usually end here."
             ),
         )
+        for line in [] if diagnosis is None else diagnosis.lines:
+            console.print(f"  {line}")
         wrote(html)
         return
     table = field_table()

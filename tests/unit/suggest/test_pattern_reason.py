@@ -5,6 +5,8 @@ On the packaged default index: a real index, the one a pip user has.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from autovalidate import open_default_index, suggest_pattern
@@ -39,3 +41,76 @@ def test_a_constraint_has_no_reason_and_is_suggest_patterns(index) -> None:
     same = suggest_pattern(TIMESTAMPS, index, r=0.1, theta=0.05)
     assert same is not None and same.to_dict() == got.constraint.to_dict()
     assert got.constraint.params["r"] == 0.1 and got.constraint.params["theta"] == 0.05
+
+
+# look-alike addresses: local parts joined by '.' or '_', domains of two or three labels
+# with a hyphen in some: after alignment two positions hold two different symbols each
+ADDRESSES = [
+    f"{['john', 'mary.k', 'a_b', 'x99'][i % 4]}{i}@"
+    f"{['example.com', 'mail.acme.org', 'foo-bar.net'][i % 3]}"
+    for i in range(120)
+]
+
+
+def test_an_abstention_says_which_positions_no_element_covers(index) -> None:
+    got = infer_pattern(ADDRESSES, index, diagnose_abstention=True)
+    assert got.constraint is None and got.reason is NoPatternReason.INFEASIBLE
+    found = got.diagnosis
+    assert found is not None and found.retained == 1.0
+    assert ("-", ".") in found.uncovered and (".", "_") in found.uncovered
+    assert found.uncovered_count == 2
+    assert any("'.' or '_'" in line for line in found.lines)
+
+
+def test_an_abstention_says_when_the_shape_risk_is_beyond_the_budget(index) -> None:
+    # two sentences: prose, whose words the corpus's columns keep growing new shapes of
+    prose = ["Read their body language to see if they are interested.", "Ask them, twice!"] * 30
+    got = infer_pattern(prose, index, diagnose_abstention=True)
+    found = got.diagnosis
+    assert got.constraint is None and found is not None
+    assert found.shapes == 2 and found.shape_beyond_budget
+    assert found.max_position_risk == SolverParams().max_position_risk
+    assert any("max_position_risk=0.05" in line for line in found.lines)
+    # the budget given is the one compared
+    wide = infer_pattern(
+        prose, index, params=SolverParams(max_position_risk=1.0), diagnose_abstention=True
+    ).diagnosis
+    assert wide is None or not wide.shape_beyond_budget
+
+
+def test_no_diagnosis_unless_asked_without_vertical_cuts_or_with_a_constraint(index) -> None:
+    assert infer_pattern(ADDRESSES, index).diagnosis is None  # suggest_pattern's path
+    asked = {"diagnose_abstention": True}
+    assert infer_pattern(ADDRESSES, index, method="fmdv-h", **asked).diagnosis is None
+    assert infer_pattern(TIMESTAMPS, index, **asked).diagnosis is None
+
+
+def test_the_cli_prints_the_diagnosis_and_takes_the_budget(tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from autovalidate.cli import app
+
+    data = tmp_path / "addresses.csv"
+    data.write_text("address\n" + "\n".join(ADDRESSES) + "\n")
+    runner = CliRunner()
+    shown = runner.invoke(app, ["suggest", str(data), "--column", "address"])
+    assert shown.exit_code == 0, shown.output
+    assert "no constraint" in shown.output and "'.' or '_'" in " ".join(shown.output.split())
+    doc = json.loads(
+        runner.invoke(
+            app,
+            ["suggest", str(data), "-c", "address", "--max-position-risk", "0.2", "--json"],
+        ).output
+    )
+    assert doc["constraint"] is None and "max_position_risk" in doc["reason"]
+    assert doc["diagnosis"]["max_position_risk"] == 0.2
+    assert doc["diagnosis"]["uncovered_texts"] == [[".", "_"], ["-", "."]]
+    bad = runner.invoke(app, ["suggest", str(data), "-c", "address", "--max-position-risk", "2"])
+    assert bad.exit_code == 2
+
+
+def test_a_constraint_records_every_solver_parameter(index) -> None:
+    got = suggest_pattern(TIMESTAMPS, index, max_position_risk=0.04, max_shortfall=0.0)
+    assert got is not None
+    assert got.params["max_position_risk"] == 0.04 and got.params["max_shortfall"] == 0.0
+    assert got.params["objective"] == SolverParams().objective
