@@ -152,6 +152,7 @@ def markdown(report: dict[str, Any]) -> str:
     lines += _slice_lines(report)
     lines += _fmdv_lines("FMDV variants, 95% bootstrap intervals", report.get("noise"), None)
     lines += _calibration_lines(report.get("calibration", {}).get("fmdv-vh"), "")
+    lines += _abstention_lines(report.get("abstentions"), "")
     for label, block in report.get("other_indexes", {}).items():
         lines += _block_lines(f"With the index `{label}` (`{block['index']['path']}`)", block)
     if "leave_source_out" in report:
@@ -329,7 +330,31 @@ def _block_lines(title: str, block: dict[str, Any]) -> list[str]:
     if "drift" in block:
         d = block["drift"]["with_rule"]
         lines += ["", f"FMDV-VH drift recall over the columns with a rule: {_f(d['total'])}."]
-    return lines + _calibration_lines(block.get("calibration"), ", " + title.split(":")[0])
+    where = ", " + title.split(":")[0]
+    return (
+        lines
+        + _calibration_lines(block.get("calibration"), where)
+        + _abstention_lines(block.get("abstentions"), where)
+    )
+
+
+def _abstention_lines(found: dict[str, Any] | None, where: str) -> list[str]:
+    """The census of FMDV-VH's abstentions by cause (benchmarks/avbench/abstentions.py)."""
+    if not found or not found["abstentions"]:
+        return []
+    parts = list(next(iter(found["causes"].values())))
+    lines = [
+        "",
+        f"FMDV-VH's {found['abstentions']} abstentions{where}, by what ruled out the vertical "
+        "cuts of the largest retained set (`suggest --column` prints it for one column); "
+        "`words`: a training value holds a space:",
+        "",
+        "| cause | " + " | ".join(parts) + " |",
+        "|---|" + "---:|" * len(parts),
+    ]
+    for why, row in found["causes"].items():
+        lines.append(f"| {why} | " + " | ".join(str(row[k]) for k in parts) + " |")
+    return lines
 
 
 def _drift_lines(drift: dict[str, Any] | None) -> list[str]:

@@ -15,6 +15,7 @@ import numpy as np
 import autovalidate
 from autovalidate.patterns.tokens import tokenize
 from benchmarks.avbench import drift, folds, indexes, noise, real_errors
+from benchmarks.avbench.abstentions import cause, census
 from benchmarks.avbench.calibration import calibration
 from benchmarks.avbench.methods import deequ, grok, pwheel, schema_matching, tfdv
 from benchmarks.avbench.methods.deequ import DeequCategorical, DeequFractional
@@ -298,11 +299,18 @@ def run(cfg: Config) -> dict[str, Any]:
             runs[DEFAULT_VARIANT].rules, [s.precision for s in scores[DEFAULT_VARIANT]], counts
         )
     }
+    report["abstentions"] = _census(
+        cases, runs[DEFAULT_VARIANT].rules, lambda i: cause(cases[i], index), subsets
+    )
     for label, path in cfg.other_indexes.items():
         say(f"FMDV variants with the index {label} ({path})")
         with autovalidate.PatternIndex.open(path) as other:
             report.setdefault("other_indexes", {})[label] = _fmdv_block(
-                cases, counter, {v: FmdvMethod(v, other) for v in FMDV_VARIANTS}, subsets
+                cases,
+                counter,
+                {v: FmdvMethod(v, other) for v in FMDV_VARIANTS},
+                subsets,
+                cause_of=lambda i: cause(cases[i], other),  # noqa: B023 (called in this iteration)
             )
             report["other_indexes"][label]["index"] = {"path": str(path), **_index_facts(other)}
     if cfg.leave_source_out:
@@ -396,11 +404,14 @@ def _fmdv_block(
     methods: dict[str, Any],
     subsets: dict[str, list[int]],
     rules: dict[str, list[Rule | None]] | None = None,
+    cause_of: Callable[[int], str] | None = None,
 ) -> dict[str, Any]:
     """The FMDV variants' summaries, abstentions, noise and the default's calibration.
 
     ``methods`` fit the rules (variant -> a method with ``fit``), unless
-    ``rules`` gives them already.
+    ``rules`` gives them already; ``cause_of`` (a case position -> the cause
+    of the default's abstention there, :func:`~benchmarks.avbench.abstentions.cause`)
+    adds the census of its abstentions.
     """
     if rules is None:
         rules = {v: _fit(m, cases).rules for v, m in methods.items()}
@@ -419,7 +430,20 @@ def _fmdv_block(
                 cases, {variant: got}, {variant: [s.precision for s in scores]}
             )
             block["drift"] = drift_report["methods"][variant]
+            if cause_of is not None:
+                block["abstentions"] = _census(cases, got, cause_of, subsets)
     return block
+
+
+def _census(
+    cases: Sequence[Case],
+    rules: Sequence[Rule | None],
+    cause_of: Callable[[int], str],
+    subsets: dict[str, list[int]],
+) -> dict[str, Any]:
+    """The census of the abstentions among ``rules`` (benchmarks/avbench/abstentions.py)."""
+    causes = [(i, cause_of(i)) for i, rule in enumerate(rules) if rule is None]
+    return census(cases, causes, subsets["repetitive"])
 
 
 def _leave_source_out(
@@ -435,6 +459,7 @@ def _leave_source_out(
     where = folds.fold_of(split)
     paths = folds.fold_indexes(cfg.lake, cfg.work, tau=defaults["tau"], say=say)
     rules: dict[str, list[Rule | None]] = {v: [None] * len(cases) for v in FMDV_VARIANTS}
+    causes: dict[int, str] = {}
     for k, path in enumerate(paths):
         mine = [c for c in cases if where[c.source] == k]
         with autovalidate.PatternIndex.open(path) as index:
@@ -442,8 +467,12 @@ def _leave_source_out(
                 method = FmdvMethod(variant, index)
                 for c in mine:
                     rules[variant][c.idx] = method.fit(c.train)
+            # the default's abstentions explained with the index that made them
+            for c in mine:
+                if rules[DEFAULT_VARIANT][c.idx] is None:
+                    causes[c.idx] = cause(c, index)
         say(f"leave-source-out fold {k}: {len(mine)} columns of B")
-    block = _fmdv_block(cases, counter, {}, subsets, rules)
+    block = _fmdv_block(cases, counter, {}, subsets, rules, causes.__getitem__)
     block["folds"] = [
         {"sources": fold, "columns": sum(1 for c in cases if where[c.source] == k)}
         for k, fold in enumerate(split)

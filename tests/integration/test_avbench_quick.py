@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.avbench.__main__ import main
+from benchmarks.avbench.abstentions import CAUSES
 from benchmarks.avbench.run import FMDV_VARIANTS, METHOD_KEYS
 
 pytestmark = pytest.mark.spark
@@ -152,8 +153,17 @@ def test_quick_run_on_machine_columns_with_slices_noise_calibration_and_another_
     cal = report["calibration"]["fmdv-vh"]
     assert cal["rules"] == cases["all"] - report["methods"]["fmdv-vh"]["abstentions"]
     assert sum(d["rules"] for d in cal["deciles"]) == cal["rules"]
+    # every abstention of the default has one cause, counted once by slice and words
+    census = report["abstentions"]
+    assert census["abstentions"] == report["methods"]["fmdv-vh"]["abstentions"]
+    assert list(census["causes"]) == list(CAUSES)
+    assert sum(row["total"] for row in census["causes"].values()) == census["abstentions"]
+    for row in census["causes"].values():
+        assert row["total"] == sum(n for part, n in row.items() if part != "total")
     # the same index again scores exactly as the run's own
-    again = report["other_indexes"]["again"]["methods"]["fmdv-vh"]
-    assert again["all"] == report["methods"]["fmdv-vh"]["all"]
+    again = report["other_indexes"]["again"]
+    assert again["methods"]["fmdv-vh"]["all"] == report["methods"]["fmdv-vh"]["all"]
+    assert again["abstentions"] == census
     table = (out / "avbench-machine-quick.md").read_text()
     assert "Slices:" in table and "Calibration of FMDV-VH" in table and "`again`" in table
+    assert table.count("by what ruled out the vertical cuts") == 2
