@@ -361,7 +361,9 @@ def _suggest_pattern(
     if out is not None and constraint is not None:
         write_atomically(out, suite_to_json([constraint]) + "\n")
     if html is not None:
-        write_atomically(html, render_html(pattern_report(file, column, constraint, n_values)))
+        why = [] if reason is None else [reason.explanation]
+        why += [] if diagnosis is None else diagnosis.lines
+        write_atomically(html, render_html(pattern_report(file, column, constraint, n_values, why)))
     if as_json:
         print_json(
             {

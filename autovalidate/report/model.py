@@ -395,15 +395,23 @@ def suggestion_report(file: Path, result: ConstraintSuggestionResult) -> Report:
 
 
 def pattern_report(
-    file: Path, column: str, constraint: PatternConstraint | None, n_values: int
+    file: Path,
+    column: str,
+    constraint: PatternConstraint | None,
+    n_values: int,
+    why: Sequence[str] = (),
 ) -> Report:
-    """The report of ``suggest --column``: the inferred pattern constraint, or why there is none."""
+    """The report of ``suggest --column``: the inferred pattern constraint, or why there is none.
+
+    ``why``: without a constraint, the reason and what the diagnosis found, one
+    finding each (:attr:`~autovalidate.pattern_inference.PatternSuggestion.diagnosis`).
+    """
     if constraint is None:
         return Report(
             "suggest",
             str(file),
             "no constraint",
-            f"{column!r} ({n_values:,} values): no hypothesis pattern is feasible",
+            f"{column!r} ({n_values:,} values): " + "; ".join(why or ["no constraint"]),
         )
     return Report(
         "suggest",

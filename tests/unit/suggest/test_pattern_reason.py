@@ -93,9 +93,15 @@ def test_the_cli_prints_the_diagnosis_and_takes_the_budget(tmp_path) -> None:
     data = tmp_path / "addresses.csv"
     data.write_text("address\n" + "\n".join(ADDRESSES) + "\n")
     runner = CliRunner()
-    shown = runner.invoke(app, ["suggest", str(data), "--column", "address"])
+    page = tmp_path / "report.html"
+    shown = runner.invoke(app, ["suggest", str(data), "--column", "address", "--html", str(page)])
     assert shown.exit_code == 0, shown.output
     assert "no constraint" in shown.output and "'.' or '_'" in " ".join(shown.output.split())
+    assert "2 aligned positions" in page.read_text() and "max_position_risk" in page.read_text()
+    missing = tmp_path / "missing.csv"
+    missing.write_text("address\nNA\nN/A\n")
+    runner.invoke(app, ["suggest", str(missing), "-c", "address", "--html", str(page)])
+    assert "every value is missing" in page.read_text()
     doc = json.loads(
         runner.invoke(
             app,
