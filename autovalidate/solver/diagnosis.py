@@ -46,8 +46,8 @@ class Diagnosis:
     Attributes
     ----------
     retained
-        The fraction of the values in that set, in (0, 1] (1 - θ at least
-        for FMDV-VH).
+        The fraction of the values in that set, in (0, 1]: all of them but
+        those longer than the solver reads (``SolverParams.max_tokens``).
     shapes
         Its distinct token signatures (the shapes of
         :attr:`~autovalidate.solver.variants.Row.shape`).
