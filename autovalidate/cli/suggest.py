@@ -302,7 +302,7 @@ def _print_table_result(result: ConstraintSuggestionResult, elapsed: float, verb
         f"{counted(len(result.suggestions), 'suggestion')} for "
         f"{counted(len(result.column_profiles.profiles), 'column')} from "
         f"{counted(result.num_records, 'row')} in {elapsed:.1f} s "
-        f"({counted(result.column_profiles.stats.scans, 'scan')})"
+        f"({counted(result.stats.scans, 'scan')} of the data)"
         + ("" if verbose else "; all of each: --verbose, --json, --html"),
         soft_wrap=True,
     )

@@ -834,12 +834,16 @@ class DuckDBEngine(Engine):
         return [r[0] for r in self.query(sql, "text values", {column})]
 
     def text_batches(self, column: str, rows: int = TEXT_BATCH_ROWS) -> Iterator[list[str | None]]:
-        """``SELECT CAST(column AS VARCHAR) FROM data``, streamed as Arrow batches of ``rows``."""
+        """``SELECT CAST(column AS VARCHAR) FROM data``, streamed as Arrow batches of ``rows``.
+
+        One scan, unless the column is held (:meth:`hold`).
+        """
         self._require([column])
-        self.stats.record("text batches", scan=True)
+        relation, scan = self._reading({column})
+        self.stats.record("text batches", scan=scan)
         sql = f"SELECT {render(to_text(col(column)))} FROM {_DATA}"
         try:
-            reader = _query(self.relation, _DATA, sql, self.source).to_arrow_reader(int(rows))
+            reader = _query(relation, _DATA, sql, self.source).to_arrow_reader(int(rows))
             for batch in _batches(reader):
                 yield batch.column(0).to_pylist()
         except duckdb.Error as exc:

@@ -28,14 +28,14 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from autovalidate.checks.check import CheckLevel
 from autovalidate.checks.constraints import ConstraintStatus
 from autovalidate.checks.spec import CheckSpec, ConstraintSuite
 from autovalidate.checks.verification import VerificationResult, VerificationSuite
-from autovalidate.engines import open_engine
+from autovalidate.engines import ExecutionStats, open_engine
 from autovalidate.errors import DefaultIndexError, ParameterError
 from autovalidate.index.default import describe_index, shared_default_index
 from autovalidate.metrics import Size
@@ -90,6 +90,12 @@ class ConstraintSuggestionResult:
     pattern_index
         The index the pattern rule used, in one line (``"default index: public
         corpus, 72,613 patterns"``); ``None`` when the rule was skipped.
+    stats
+        The queries of the whole run on the (training) data, ``stats.scans``
+        those reading it: the read that holds the columns, then the profile's
+        passes, the pattern rule and the verification of the suggestions,
+        which read the held columns (no scan) where they fit in memory.
+        ``column_profiles.stats`` has the profile's alone.
     """
 
     column_profiles: ColumnProfiles
@@ -98,6 +104,7 @@ class ConstraintSuggestionResult:
     evaluation: VerificationResult | None = None
     dropped: tuple[ConstraintSuggestion, ...] = ()
     pattern_index: str | None = None
+    stats: ExecutionStats = field(default_factory=ExecutionStats)
 
     @property
     def num_records(self) -> int:
@@ -342,6 +349,7 @@ class ConstraintSuggestionRunBuilder:
             train, test = source, None
             if self._test_ratio is not None:
                 train, test = source.split(self._test_ratio, self._seed)
+            started = train.stats.queries
             # every pass, the verification and the pattern rule read the columns:
             # read them once (a query per column then costs the same however wide the table)
             train.hold(self._columns if self._columns is not None else list(train.schema()))
@@ -367,6 +375,7 @@ class ConstraintSuggestionRunBuilder:
                         suggestions.append(found)
             say("checking the suggestions on their own data", len(columns), len(columns))
             suggestions, dropped = holding_suggestions(suggestions, train)
+            stats = train.stats.since(started)
             say("suggested", len(columns), len(columns))
             evaluation = None
             if test is not None:
@@ -390,6 +399,7 @@ class ConstraintSuggestionRunBuilder:
             evaluation,
             tuple(dropped),
             None if index is None else describe_index(index),
+            stats,
         )
 
 

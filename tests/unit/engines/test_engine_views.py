@@ -163,3 +163,18 @@ def test_smallest_values_is_a_bounded_ascending_list_in_both_engines(engine):
     assert list(engine.aggregate([E.smallest_values(nothing, 2)])[0] or []) == []
     with pytest.raises(ValueError):
         E.smallest_values(zip_text, 0)
+
+
+def test_text_batches_of_a_held_column_read_no_data_and_are_the_same(tmp_path):
+    csv = tmp_path / "batch.csv"
+    csv.write_text("zip,name\n007,a\n10115,\n8001,c\n")
+    engine = engine_for(str(csv))
+    before = [v for batch in engine.text_batches("zip", rows=2) for v in batch]
+    assert engine.stats.log == ["scan: text batches"]
+    engine.hold(["zip", "name"])
+    held = [v for batch in engine.text_batches("zip", rows=2) for v in batch]
+    assert held == before == ["007", "10115", "8001"]
+    assert [v for b in engine.text_batches("name") for v in b] == ["a", None, "c"]
+    # the hold read the data once; the batches of held columns are queries of memory
+    assert engine.stats.scans == 2 and engine.stats.log[-2:] == ["query: text batches"] * 2
+    engine.close()
