@@ -602,6 +602,8 @@ class DuckDBEngine(Engine):
         self._held: dict[str, pa.ChunkedArray] = {}
         self._not_held: set[str] = set()  # their type does not come back the same from Arrow
         self._too_big: list[frozenset[str]] = []  # column sets that did not fit in HOLD_BYTES
+        # a view of held columns: its relation reads memory, so holding it reads no data
+        self._over_held = False
         self._own_con = con is None
         sandboxed = sandbox and con is None and not isinstance(data, duckdb.DuckDBPyRelation)
         if con is not None:
@@ -637,11 +639,15 @@ class DuckDBEngine(Engine):
             same_rows=same_rows,
         )
         if held:  # a view of held columns is held too: its queries read just their columns
+            view._over_held = True
             view.hold(view.schema())
         return view
 
     def hold(self, columns: Iterable[str]) -> None:
         """Read ``columns`` once into memory as Arrow (one scan), for queries that read only them.
+
+        A view of held columns (:meth:`numeric_view`, :meth:`renamed` of a
+        held engine) holds its own from that memory: no scan.
 
         A later query whose expressions read held columns only (no user
         SQL, which may read any) runs on an Arrow table of just those
@@ -668,7 +674,7 @@ class DuckDBEngine(Engine):
             return
         room = HOLD_BYTES - sum(a.nbytes for a in self._held.values())
         projection = ", ".join(quote_identifier(c) for c in wanted)
-        self.stats.record(f"hold {len(wanted)} columns", scan=True)
+        self.stats.record(f"hold {len(wanted)} columns", scan=not self._over_held)
         try:
             with _query(
                 self.relation, _DATA, f"SELECT {projection} FROM {_DATA}", self.source
