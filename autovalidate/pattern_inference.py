@@ -17,7 +17,7 @@ from autovalidate.errors import EmptyColumnError, ParameterError
 from autovalidate.nulls import DEFAULT_NULL_TOKENS, drop_missing
 from autovalidate.patterns.render import render_body
 from autovalidate.solver.diagnosis import Diagnosis, diagnose
-from autovalidate.solver.fmdv import METHODS, SolverParams, solve
+from autovalidate.solver.fmdv import METHODS, Prepared, SolverParams, solve
 from autovalidate.solver.params import horizontal_cuts
 
 if TYPE_CHECKING:
@@ -378,8 +378,7 @@ def infer_pattern(
     arguments of the same meaning; every other argument, the errors raised and
     the source are :func:`suggest_pattern`'s. With ``diagnose_abstention``, a
     column without a feasible pattern also gets its
-    :attr:`PatternSuggestion.diagnosis` (the largest retained set aligned and
-    planned again: a few ms, up to tens of ms on long text).
+    :attr:`PatternSuggestion.diagnosis`, read from the plan the solver made.
 
     Returns
     -------
@@ -414,9 +413,10 @@ def infer_pattern(
             return PatternSuggestion(None, NoPatternReason.ALL_MISSING, non_null)
         if index is None:
             index = shared_default_index()
-        solution = solve(sample.values, index, method=method, params=params)
+        trace: list[Prepared] | None = [] if diagnose_abstention else None
+        solution = solve(sample.values, index, method=method, params=params, trace=trace)
         if solution is None:
-            found = diagnose(sample.values, index, method, params) if diagnose_abstention else None
+            found = diagnose(trace[0], index, params) if trace else None
             return PatternSuggestion(None, NoPatternReason.INFEASIBLE, non_null, found)
         constraint = PatternConstraint(
             regex=solution.regex,

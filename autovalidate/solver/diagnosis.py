@@ -15,21 +15,18 @@ segments whose corpus evidence puts every cut above r:
   different symbols, ``.`` and ``_`` of ``mary.k@...`` and ``a_b@...``; a
   symbol and a letter) belongs to no segment: no cut spans the values.
 
-This module recomputes the largest retained set's plan (alignment and
-segments, no index search: a few milliseconds) only where a column has
-abstained, so the solver's own path stays as it is.
+The solver hands over the plan it made (``solve(..., trace=[])``): the
+diagnosis reads it and searches nothing, so saying why costs next to
+nothing beside the solve.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass
 
-from autovalidate.solver.fmdv import prepare
+from autovalidate.solver.fmdv import Prepared
 from autovalidate.solver.lookup import PatternLookup
-from autovalidate.solver.params import SolverParams, vertical_cuts
-from autovalidate.solver.plan import training_order
+from autovalidate.solver.params import SolverParams
 from autovalidate.solver.positions import generalization_model, shape_risk
 from autovalidate.wording import counted
 
@@ -109,40 +106,34 @@ class Diagnosis:
         return out
 
 
-def diagnose(
-    values: Sequence[str], index: PatternLookup, method: str, params: SolverParams
-) -> Diagnosis | None:
-    """The diagnosis of the largest retained set of ``values`` (nulls removed).
+def diagnose(prepared: Prepared, index: PatternLookup, params: SolverParams) -> Diagnosis | None:
+    """The diagnosis of the largest retained set of a column's plan.
 
     Parameters
     ----------
-    values
-        The training values :func:`~autovalidate.solver.fmdv.solve` was given.
+    prepared
+        The whole column's plan, as :func:`~autovalidate.solver.fmdv.solve`
+        traced it (``trace=``): its retained sets planned already.
     index
-        The index it was given.
-    method, params
-        As given to ``solve``.
+        The index ``solve`` was given.
+    params
+        The parameters ``solve`` was given.
 
     Returns
     -------
     Diagnosis or None
-        ``None`` for a method without vertical cuts, or values of which
-        no retained set is left (every value longer than the solver reads).
+        ``None`` for a method without vertical cuts (no alignment), or
+        values of which no retained set is left (every value longer than the
+        solver reads).
     """
-    if not vertical_cuts(method):
-        return None
-    counts = Counter(values)
-    if not counts:
-        return None
-    prepared = prepare(counts, training_order(values), method, params)
-    if not prepared.variants:
+    if not prepared.variants or prepared.alignment is None:
         return None
     variant = prepared.variants[0]
-    prepared.plan(variant, params)
+    if not variant.width:  # not planned by the solver
+        prepared.plan(variant, params)
     model = generalization_model(index, params)
     covered = {c for s, e in [*variant.segments, *variant.delimiters] for c in range(s, e + 1)}
     uncovered = [c for c in range(variant.width) if c not in covered]
-    assert prepared.alignment is not None  # a vertical-cut method aligns
     # the set's own alignment, as plan_segments restricts it (its columns are the cut's)
     present = {row.signature for row in variant.rows}
     keep = [i for i, sig in enumerate(prepared.signatures) if sig in present]

@@ -97,6 +97,7 @@ def solve(
     *,
     method: str = "fmdv-vh",
     params: SolverParams | None = None,
+    trace: list[Prepared] | None = None,
 ) -> Solution | None:
     """Infer a validation pattern for a column (training values, nulls removed).
 
@@ -110,6 +111,10 @@ def solve(
         ``"fmdv"``, ``"fmdv-v"``, ``"fmdv-h"`` or ``"fmdv-vh"``.
     params
         r, m, θ, τ; :class:`SolverParams` defaults if ``None``.
+    trace
+        Where given, the whole column's :class:`Prepared` plan is appended to
+        it (its retained sets planned), for a diagnosis of an abstention
+        (:func:`~autovalidate.solver.diagnosis.diagnose`) without planning again.
 
     Returns
     -------
@@ -148,7 +153,7 @@ def solve(
     # object of the caller's process too, which in a process holding much data
     # (AV-bench holds the lake's test values) cost as much as the solve itself
     with no_cyclic_gc():
-        solution = _solve_format(counts, order, index, method, params)
+        solution = _solve_format(counts, order, index, method, params, trace)
         model = generalization_model(index, params)
         if solution is None and model is not None and vertical_cuts(method):
             # before the disjunction, which would take each list length for a format
@@ -288,13 +293,16 @@ def _solve_format(
     index: PatternLookup,
     method: str,
     params: SolverParams,
+    trace: list[Prepared] | None = None,
 ) -> Solution | None:
     """FMDV (or a variant) for values of one format, with repetitions in ``counts``.
 
-    ``order``: :func:`training_order` of these values.
+    ``order``: :func:`training_order` of these values; ``trace``: see :func:`solve`.
     """
     vertical = vertical_cuts(method)
     prepared = prepare(counts, order, method, params)
+    if trace is not None:
+        trace.append(prepared)
     variants = prepared.variants
     spaces: list[SegmentSpace] = []
     evidence: list[SpaceEvidence] = []
