@@ -134,22 +134,12 @@ def diagnose(prepared: Prepared, index: PatternLookup, params: SolverParams) -> 
     model = generalization_model(index, params)
     covered = {c for s, e in [*variant.segments, *variant.delimiters] for c in range(s, e + 1)}
     uncovered = [c for c in range(variant.width) if c not in covered]
-    # the set's own alignment, as plan_segments restricts it (its columns are the cut's)
-    present = {row.signature for row in variant.rows}
-    keep = [i for i, sig in enumerate(prepared.signatures) if sig in present]
-    place = dict(
-        zip(
-            [prepared.signatures[i] for i in keep],
-            prepared.alignment.restrict(keep).positions,
-            strict=True,
-        )
-    )
     shown = []
     for c in uncovered[:MAX_SHOWN]:
         texts = {
             row.value_tokens[at].text
             for row in variant.rows
-            if (at := place[row.signature][c]) is not None
+            if (at := variant.positions[row.signature][c]) is not None
         }
         shown.append(tuple(sorted(texts)[:MAX_SHOWN]))
     return Diagnosis(

@@ -268,6 +268,7 @@ def plan_segments(
     keep = [i for i, sig in enumerate(signatures) if sig in present]
     alignment = alignment.restrict(keep)
     position_of = dict(zip([signatures[i] for i in keep], alignment.positions, strict=True))
+    variant.positions = position_of
     variant.width = alignment.width
     # A space is a product over positions (SegmentSpace.of), so a segment's
     # space depends on the distinct tokens at each aligned column, not on the

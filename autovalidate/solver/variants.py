@@ -66,6 +66,9 @@ class Variant:
     evidence: dict[tuple[int, int], tuple[int | None, ...]] = field(default_factory=dict)
     #: segment -> per position, its distinct training tokens (the position model's evidence)
     texts: dict[tuple[int, int], tuple[frozenset[Token], ...]] = field(default_factory=dict)
+    #: signature -> the index of its token at each aligned column (None: no token there),
+    #: in this set's alignment; empty without one
+    positions: dict[tuple[str, ...], tuple[int | None, ...]] = field(default_factory=dict)
 
 
 #: An ASCII value's shape: upper-case letters -> A, lower-case -> a, digits -> 0, symbols kept.
