@@ -17,12 +17,29 @@ their estimate (equal counts, ties kept together), and each decile reports:
 
 A decile of at least :data:`MIN_RULES` rules is *calibrated* when
 ``|estimate - failed|`` ≤ :data:`TOLERANCE`.
+
+A decile of 30 to 90 rules is a small sample, so each decile also says how
+far its failures are from what a calibrated estimate predicts. If every rule
+failed independently with its own estimate as the probability, a decile's
+failures would follow the Poisson binomial distribution of its estimates
+(Hong, "On computing the distribution function for the Poisson binomial
+distribution", CSDA 59, 2013; computed exactly here by convolution):
+
+* ``p_value``: the exact two-sided test of the observed failures under that
+  distribution (the probability of an outcome no likelier than the one
+  seen): a small value is a miscalibration beyond the decile's noise;
+* ``pass_chance``: the probability that a calibrated estimate's decile would
+  be within :data:`TOLERANCE`, and for the table, the product over the judged
+  deciles: the chance that a perfectly calibrated estimate passes the
+  table's test at all on this many rules.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+
+import numpy as np
 
 from benchmarks.avbench.protocol import Counts, Rule
 
@@ -55,9 +72,11 @@ def calibration(
     dict
         ``deciles`` (a row per decile: ``rules``, ``low``/``high`` estimate,
         ``estimate``, ``failed``, ``nonconforming``, ``judged``,
-        ``calibrated``), ``rules``, ``estimate``/``failed``/``nonconforming``
-        over all rules, and ``calibrated``: whether every judged decile is
-        (None when no decile has :data:`MIN_RULES` rules).
+        ``calibrated``, ``p_value``, ``pass_chance``), ``rules``,
+        ``estimate``/``failed``/``nonconforming`` over all rules,
+        ``calibrated``: whether every judged decile is, and ``pass_chance``:
+        the chance a calibrated estimate passes every judged decile (both None
+        when no decile has :data:`MIN_RULES` rules).
     """
     rows = []
     for i, rule in enumerate(rules):
@@ -81,6 +100,7 @@ def calibration(
         estimate = sum(r[0] for r in part) / len(part)
         failed = sum(r[1] for r in part) / len(part)
         judged = len(part) >= MIN_RULES
+        p_value, pass_chance = _noise([r[0] for r in part], round(sum(r[1] for r in part)))
         deciles.append(
             {
                 "rules": len(part),
@@ -91,6 +111,8 @@ def calibration(
                 "nonconforming": sum(r[2] for r in part) / len(part),
                 "judged": judged,
                 "calibrated": abs(estimate - failed) <= TOLERANCE if judged else None,
+                "p_value": p_value,
+                "pass_chance": pass_chance,
             }
         )
     return {
@@ -104,4 +126,35 @@ def calibration(
             if any(d["judged"] for d in deciles)
             else None
         ),
+        "pass_chance": (
+            float(np.prod([d["pass_chance"] for d in deciles if d["judged"]]))
+            if any(d["judged"] for d in deciles)
+            else None
+        ),
     }
+
+
+def poisson_binomial(probabilities: Sequence[float]) -> np.ndarray:
+    """P(K = k) for k = 0..n, K the number of successes of independent trials.
+
+    ``probabilities``: each trial's success probability (clipped to [0, 1]).
+    Exact, by convolving the trials one at a time (O(n^2)).
+    """
+    pmf = np.zeros(len(probabilities) + 1)
+    pmf[0] = 1.0
+    for i, p in enumerate(probabilities, 1):
+        p = min(max(float(p), 0.0), 1.0)
+        pmf[1 : i + 1] = pmf[1 : i + 1] * (1 - p) + pmf[:i] * p
+        pmf[0] *= 1 - p
+    return pmf
+
+
+def _noise(estimates: Sequence[float], failures: int) -> tuple[float, float]:
+    """``(p_value, pass_chance)`` of a decile (see the module docstring)."""
+    pmf = poisson_binomial(estimates)
+    n = len(estimates)
+    mean = sum(estimates) / n
+    # outcomes no likelier than the observed one, with a relative slack for rounding
+    p_value = float(pmf[pmf <= pmf[failures] * (1 + 1e-7)].sum())
+    within = [k for k in range(n + 1) if abs(k / n - mean) <= TOLERANCE]
+    return min(1.0, p_value), float(pmf[within].sum())

@@ -310,17 +310,33 @@ def _calibration_lines(cal: dict[str, Any] | None, where: str) -> list[str]:
         "their estimate; `failed` is the share of rules that fail their own test part "
         "(1 - precision), `non-conforming` the mean share of test values the regex rejects. "
         "Every decile of 30 or more rules within 0.05: "
-        + {True: "yes.", False: "no.", None: "no decile has 30 rules."}[cal["calibrated"]],
+        + {True: "yes.", False: "no.", None: "no decile has 30 rules."}[cal["calibrated"]]
+        + _pass_chance(cal["pass_chance"]),
+        "`p` tests the decile's failures against a calibrated estimate (each rule failing "
+        "with its estimate as the probability: exact, Poisson binomial); `chance` is the "
+        "probability that a calibrated estimate's decile falls within 0.05.",
         "",
-        "| decile | rules | estimate range | mean estimate | failed | non-conforming |",
-        "|---:|---:|---|---:|---:|---:|",
+        "| decile | rules | estimate range | mean estimate | failed | non-conforming "
+        "| p | chance |",
+        "|---:|---:|---|---:|---:|---:|---:|---:|",
     ]
     for k, d in enumerate(cal["deciles"], 1):
         lines.append(
             f"| {k} | {d['rules']} | {d['low']:.4f}-{d['high']:.4f} | {d['estimate']:.3f} "
-            f"| {d['failed']:.3f} | {d['nonconforming']:.3f} |"
+            f"| {d['failed']:.3f} | {d['nonconforming']:.3f} | {d['p_value']:.3f} "
+            f"| {d['pass_chance']:.2f} |"
         )
     return lines
+
+
+def _pass_chance(chance: float | None) -> str:
+    """The table's pass chance as a sentence's end ("" when no decile is judged)."""
+    if chance is None:
+        return ""
+    return (
+        f" A calibrated estimate would pass every judged decile with probability {chance:.2f}"
+        " on this many rules."
+    )
 
 
 def _block_lines(title: str, block: dict[str, Any]) -> list[str]:

@@ -6,10 +6,12 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pytest
+from scipy.stats import binom
 
 from benchmarks.avbench import folds, noise
-from benchmarks.avbench.calibration import MIN_RULES, calibration
+from benchmarks.avbench.calibration import MIN_RULES, calibration, poisson_binomial
 from benchmarks.avbench.protocol import (
     CaseScore,
     Counts,
@@ -134,3 +136,29 @@ def test_calibration_keeps_ties_in_one_decile_and_judges_none_when_small():
     cal = calibration(rules, [1] * 10, counts)
     assert [d["rules"] for d in cal["deciles"]] == [7, 3]
     assert cal["calibrated"] is None
+
+
+def test_poisson_binomial_is_the_binomial_for_equal_trials_and_exact_at_the_edges():
+    pmf = poisson_binomial([0.07] * 45)
+    assert pmf == pytest.approx(binom.pmf(range(46), 45, 0.07), abs=1e-15)
+    mixed = poisson_binomial([0.0, 1.0, 0.5])
+    assert mixed.tolist() == [0.0, 0.5, 0.5, 0.0]
+    assert poisson_binomial([0.01 * i for i in range(90)]).sum() == pytest.approx(1.0)
+
+
+def test_calibration_says_how_likely_each_decile_is_under_a_calibrated_estimate():
+    n = 10 * MIN_RULES
+    rules = [_rule(i, (i // MIN_RULES) / 100) for i in range(n)]
+    precision = [0 if i % MIN_RULES < i // MIN_RULES else 1 for i in range(n)]
+    counts = {r.key(): Counts([0] * n, [10] * n, [0] * n, [10] * n) for r in rules}
+    cal = calibration(rules, precision, counts)
+    first, last = cal["deciles"][0], cal["deciles"][-1]
+    # estimate 0 and no failure: the only outcome, and it is within the tolerance
+    assert first["p_value"] == pytest.approx(1.0) and first["pass_chance"] == pytest.approx(1.0)
+    # estimate 0.09 and 9 failures in 30: far beyond a calibrated estimate's noise
+    assert last["p_value"] < 1e-3
+    # 30 rules at 0.09: failures within 0.05 of it are 2 or 3 or 4 (0.04 <= k/30 <= 0.14)
+    assert last["pass_chance"] == pytest.approx(binom.cdf(4, 30, 0.09) - binom.cdf(1, 30, 0.09))
+    judged = [d["pass_chance"] for d in cal["deciles"] if d["judged"]]
+    assert cal["pass_chance"] == pytest.approx(float(np.prod(judged)))
+    assert 0.0 < cal["pass_chance"] < 1.0
