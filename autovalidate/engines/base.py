@@ -33,13 +33,16 @@ if TYPE_CHECKING:
     from autovalidate.metrics.base import FrequencyTable, Grouping, Schema
     from autovalidate.metrics.expressions import Expr
 
-__all__ = ["DATA_NAME", "TEXT_BATCH_ROWS", "Engine", "ExecutionStats", "renaming"]
+__all__ = ["DATA_NAME", "HOLD_BYTES", "TEXT_BATCH_ROWS", "Engine", "ExecutionStats", "renaming"]
 
 #: How an error names data that were handed over as no path (a DataFrame, a table).
 DATA_NAME = "the data"
 
 #: Values per batch of :meth:`Engine.text_batches`: a few MB of Python strings.
 TEXT_BATCH_ROWS = 100_000
+
+#: Most bytes of Arrow data one engine holds in memory (:meth:`Engine.hold`).
+HOLD_BYTES = 256 * 2**20
 
 _E = TypeVar("_E", bound="Engine")
 

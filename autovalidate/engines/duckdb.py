@@ -27,7 +27,14 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from autovalidate.engines.base import DATA_NAME, TEXT_BATCH_ROWS, Engine, ExecutionStats, renaming
+from autovalidate.engines.base import (
+    DATA_NAME,
+    HOLD_BYTES,
+    TEXT_BATCH_ROWS,
+    Engine,
+    ExecutionStats,
+    renaming,
+)
 from autovalidate.engines.io import is_csv_path, to_relation, unreadable_csv
 from autovalidate.errors import DataSourceError, EngineError, QueryError
 from autovalidate.metrics.base import COUNT_COLUMN, ColumnKind, Grouping, Schema
@@ -64,8 +71,6 @@ __all__ = [
 
 _DATA = "_av_data"
 _FREQ = "_av_freq"
-#: Most bytes of Arrow data one engine holds in memory (:meth:`DuckDBEngine.hold`).
-HOLD_BYTES = 256 * 2**20
 #: Most rows an engine holds: one DuckDB row group. DuckDB reads no more with one
 #: thread, so a sum of doubles over held rows adds them in row order, as the scan
 #: of a CSV file does (more rows, read in parallel, change its last bits from run to run).

@@ -21,7 +21,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pyarrow as pa
 
-from autovalidate.engines.base import TEXT_BATCH_ROWS, Engine, ExecutionStats, renaming
+from autovalidate.engines.base import (
+    HOLD_BYTES,
+    TEXT_BATCH_ROWS,
+    Engine,
+    ExecutionStats,
+    renaming,
+)
 from autovalidate.errors import AutovalidateError, DataError, EngineError, QueryError
 from autovalidate.metrics.base import COUNT_COLUMN, ColumnKind, Grouping, Schema
 from autovalidate.metrics.expressions import (
@@ -44,7 +50,11 @@ if TYPE_CHECKING:
     from pyspark.sql import Column
     from pyspark.sql import DataFrame as DataFrame  # re-exported: autovalidate.spark types with it
 
-__all__ = ["SparkApi", "SparkEngine", "is_spark_dataframe", "render"]
+__all__ = ["HOLD_CHUNK", "SparkApi", "SparkEngine", "is_spark_dataframe", "render"]
+
+#: Columns whose text one job of :meth:`SparkEngine.hold` collects: a wide table's
+#: text is collected in a few jobs, and never much past ``HOLD_BYTES`` at once.
+HOLD_CHUNK = 64
 
 
 def is_spark_dataframe(data: object) -> bool:
@@ -349,6 +359,60 @@ class SparkEngine(Engine):
         self.frame = frame
         self.api = SparkApi.of(frame)
         self._persisted: list[DataFrame] = []
+        #: the text of held columns (:meth:`hold`), columns to hold when text is first read,
+        #: and whether holding is ruled out (too many rows, or bytes)
+        self._texts: dict[str, pa.ChunkedArray] = {}
+        self._pending: dict[str, None] = {}
+        self._hold_ruled_out = False
+
+    def hold(self, columns: Iterable[str]) -> None:
+        """A hint: the text of ``columns`` will be read; collect it to the driver once.
+
+        A whole-table run reads each string column's text for its pattern
+        (:meth:`text_batches`): a job per column, and ``toLocalIterator``
+        runs one per partition. Here the first read of a held column's text
+        collects the text of all held columns instead, when the data have at
+        most :data:`~autovalidate.engines.base.TEXT_BATCH_ROWS` rows (one
+        text batch) and that text takes at most
+        :data:`~autovalidate.engines.base.HOLD_BYTES`: counting the rows is
+        one job, then :data:`HOLD_CHUNK` columns a job
+        (``select(c.cast("string"), ...).toArrow()``). :meth:`text_values` and
+        :meth:`text_batches` of those columns then read the driver's memory:
+        the same values, no job. Nothing is read until then (a run that reads
+        no text pays nothing), and aggregations run on Spark as before. With
+        more rows, or once the text passes the bytes, nothing more is held
+        and holding is not tried again. Names not in the data are skipped.
+        """
+        names = set(self.frame.columns)
+        wanted = (c for c in columns if c in names and c not in self._texts)
+        self._pending.update(dict.fromkeys(wanted))
+
+    def _held_text(self, column: str) -> pa.ChunkedArray | None:
+        """The held text of ``column``, collecting the held columns' text on first use."""
+        if column in self._pending and not self._hold_ruled_out:
+            wanted = [c for c in self._pending if c not in self._texts]
+            self._pending = {}
+            with _spark_errors():
+                self.stats.record("hold: count rows", scan=True)
+                if self.frame.limit(TEXT_BATCH_ROWS + 1).count() > TEXT_BATCH_ROWS:
+                    self._hold_ruled_out = True
+                    return None
+                room = HOLD_BYTES - sum(a.nbytes for a in self._texts.values())
+                for start in range(0, len(wanted), HOLD_CHUNK):
+                    chunk = wanted[start : start + HOLD_CHUNK]
+                    self.stats.record(f"hold {len(chunk)} columns", scan=True)
+                    texts = [
+                        render(to_text(Col(c)), self.api).alias(f"_av_text{i}")
+                        for i, c in enumerate(chunk)
+                    ]
+                    table = self.frame.select(*texts).toArrow()
+                    room -= table.nbytes
+                    if room < 0:
+                        self._hold_ruled_out = True
+                        break
+                    for i, c in enumerate(chunk):
+                        self._texts[c] = table.column(i)
+        return self._texts.get(column)
 
     def schema(self) -> Schema:
         """Column kinds from the DataFrame's schema."""
@@ -473,18 +537,29 @@ class SparkEngine(Engine):
         return self._view_of(SparkEngine(frame), same_rows=same_rows)
 
     def text_values(self, column: str) -> list[str | None]:
-        """``select(column.cast("string"))``, collected to the driver (one job)."""
+        """``select(column.cast("string"))``, collected to the driver (one job, none if held)."""
         self._require([column])
-        self.stats.record("text values", scan=True)
+        held = self._held_text(column)
+        self.stats.record("text values", scan=held is None)
+        if held is not None:
+            return held.to_pylist()
         with _spark_errors():
             return [
                 r[0] for r in self.frame.select(render(to_text(Col(column)), self.api)).collect()
             ]
 
     def text_batches(self, column: str, rows: int = TEXT_BATCH_ROWS) -> Iterator[list[str | None]]:
-        """``select(column.cast("string")).toLocalIterator()``: a partition at a time."""
+        """``select(column.cast("string")).toLocalIterator()``: a partition at a time.
+
+        A held column (:meth:`hold`) is read from the driver's memory: no job.
+        """
         self._require([column])
-        self.stats.record("text batches", scan=True)
+        held = self._held_text(column)
+        self.stats.record("text batches", scan=held is None)
+        if held is not None:
+            for start in range(0, len(held), int(rows)):
+                yield held.slice(start, int(rows)).to_pylist()
+            return
         batch: list[str | None] = []
         with _spark_errors():
             for row in self.frame.select(render(to_text(Col(column)), self.api)).toLocalIterator():

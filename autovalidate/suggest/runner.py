@@ -94,7 +94,10 @@ class ConstraintSuggestionResult:
         The queries of the whole run on the (training) data, ``stats.scans``
         those reading it: the read that holds the columns, then the profile's
         passes, the pattern rule and the verification of the suggestions,
-        which read the held columns (no scan) where they fit in memory.
+        which read the held columns (no scan) where they fit in memory (on
+        Spark, the pattern rule reads the columns' text, collected in one
+        read, and the rest runs on Spark: :meth:`SparkEngine.hold
+        <autovalidate.engines.spark.SparkEngine.hold>`).
         ``column_profiles.stats`` has the profile's alone.
     """
 

@@ -53,6 +53,44 @@ def test_text_batches_stream_the_text_values_in_pieces(engine):
         engine.text_values("nope")
 
 
+def test_the_text_of_held_columns_is_read_once_and_is_the_same(engine):
+    before = [v for batch in engine.text_batches("zip", rows=4) for v in batch]
+    scans = engine.stats.scans
+    engine.hold(["zip", "id", "nope"])
+    assert [v for batch in engine.text_batches("zip", rows=4) for v in batch] == before
+    assert [len(batch) for batch in engine.text_batches("zip", rows=4)] == [4, 2]
+    assert engine.text_values("id") == [f"r{i}" for i in range(6)]
+    # one read of both columns' text (Spark: the row count, then the text), then memory
+    assert engine.stats.scans - scans == (1 if engine.name == "duckdb" else 2)
+    assert engine.stats.log[-3:] == ["query: text batches"] * 2 + ["query: text values"]
+
+
+@pytest.mark.spark
+def test_spark_holds_text_only_when_read_and_only_for_small_data(spark, monkeypatch):
+    frame = spark.createDataFrame(TABLE)
+    lazy = SparkEngine(frame)
+    lazy.hold(["zip", "price"])
+    run_analyzers(lazy, [Size()])
+    assert not any("hold" in line for line in lazy.stats.log)  # no text read: nothing held
+    monkeypatch.setattr("autovalidate.engines.spark.TEXT_BATCH_ROWS", 5)  # 6 rows: too many
+    many = SparkEngine(frame)
+    many.hold(["zip"])
+    assert many.text_values("zip") == ["007", "10115", None, "", "8001", "75001"]
+    many.hold(["id"])
+    assert many.text_values("id")[0] == "r0"
+    assert many.stats.log == [
+        "scan: hold: count rows",
+        "scan: text values",
+        "scan: text values",  # the count ruled holding out: not tried again
+    ]
+    monkeypatch.setattr("autovalidate.engines.spark.TEXT_BATCH_ROWS", 100)
+    monkeypatch.setattr("autovalidate.engines.spark.HOLD_BYTES", 0)
+    big = SparkEngine(frame)
+    big.hold(["zip"])
+    assert list(big.text_batches("zip")) == [["007", "10115", None, "", "8001", "75001"]]
+    assert big.stats.log == ["scan: hold: count rows", "scan: hold 1 columns", "scan: text batches"]
+
+
 def test_numeric_view_casts_only_the_named_columns(engine):
     view = engine.numeric_view(["price"])
     assert view.schema() == {

@@ -199,6 +199,10 @@ def test_spark_and_duckdb_suggest_the_same(spark, dirty_clean):
     assert [s.to_dict() for s in local.suggestions] == [
         s.to_dict() for s in distributed.suggestions
     ]
+    # Spark collected the columns' text in one job for the pattern rule, not a job a column
+    log = distributed.stats.log
+    assert log.count("scan: hold 5 columns") == 1 and "scan: text batches" not in log
+    assert log.count("query: text batches") == local.stats.log.count("query: text batches") > 0
     split = (
         ConstraintSuggestionRunner.on_data(spark.createDataFrame(frame))
         .use_train_test_split_with_testset_ratio(0.5, seed=1)
