@@ -23,10 +23,12 @@ from autovalidate.engines.duckdb import new_connection
 from autovalidate.engines.spark import SparkEngine, is_spark_dataframe
 from autovalidate.errors import ColumnNotFoundError, IndexBuildError
 from autovalidate.patterns.render import pattern_regex
+from autovalidate.suggest import ConstraintSuggestionRunner
 from tests.deequ_support import run, same_value
 from tests.integration.test_deequ_suite_on_real_tables import _assert_identical, _beer_checks
 from tests.integration.test_spark_validate import CONSTRAINT
 from tests.unit.engines.test_spark_engine import ANALYZERS, TABLE
+from tests.unit.suggest.test_suggestion_runner import text_frame
 
 pytestmark = pytest.mark.spark
 
@@ -82,6 +84,17 @@ def test_beers_suite_on_connect_is_identical_to_duckdb(spark_connect, dirty_clea
     duck = VerificationSuite().on_data(beers).add_checks(checks).run()
     connect = VerificationSuite().on_data(spark_connect.createDataFrame(beers)).add_checks(checks)
     _assert_identical(duck, connect.run())
+
+
+def test_whole_table_suggest_on_connect_reads_the_text_once_and_matches_duckdb(
+    spark_connect, dirty_clean
+):
+    frame = text_frame(dirty_clean / "beers" / "clean.csv").head(300)[["id", "style", "state"]]
+    local = ConstraintSuggestionRunner.on_data(frame).run()
+    connect = ConstraintSuggestionRunner.on_data(spark_connect.createDataFrame(frame)).run()
+    assert [s.to_dict() for s in connect.suggestions] == [s.to_dict() for s in local.suggestions]
+    assert connect.stats.log.count("scan: hold 3 columns") == 1
+    assert "scan: text batches" not in connect.stats.log
 
 
 def test_suite_runner_on_connect_with_rename(spark_connect, dirty_clean):
