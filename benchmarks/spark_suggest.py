@@ -5,11 +5,11 @@ Usage::
     python3 benchmarks/spark_suggest.py [--columns 40] [--rows 2000] [--partitions 4]
                                         [--repeat 3] [--out DIR] [--tag NAME]
 
-Writes (once, seeded) a Parquet file of ``--rows`` rows under
-``benchmarks/work/spark_suggest/`` whose columns cycle through four kinds
-(``ID-`` codes, three colours, timestamps as text, integers), reads it with
-a local Spark session (``local[2]``), repartitions it into ``--partitions``
-and caches it, so that every run reads the same partitions from memory, and
+Takes ``benchmarks/wide_suggest.py``'s CSV of ``--columns`` columns and
+``--rows`` rows (seeded; its columns cycle through integers, decimals, three
+colours and ``ID-`` codes), reads it with a local Spark session
+(``local[2]``) as text, repartitions it into ``--partitions`` and caches it,
+so that every run reads the same partitions from memory, and
 runs ``ConstraintSuggestionRunner.on_data(frame).run()`` with the packaged
 default index ``--repeat`` times. Per run: wall seconds, the Spark jobs the
 run started (the session's status tracker), and the engine's scans and
@@ -32,40 +32,12 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
-
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run as a script from a checkout
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.deequ_bench import RESULTS, WORK, _commit, _machine  # noqa: E402
-
-SEED = 36
-
-
-def table_file(columns: int, rows: int) -> Path:
-    """The Parquet file of ``columns`` columns and ``rows`` rows (written once)."""
-    path = WORK / "spark_suggest" / f"table-{columns}x{rows}.parquet"
-    if path.exists():
-        return path
-    path.parent.mkdir(parents=True, exist_ok=True)
-    rng = np.random.default_rng([SEED, columns, rows])
-    data: dict[str, pa.Array] = {}
-    for i in range(columns):
-        kind = i % 4
-        if kind == 0:
-            data[f"c{i}"] = pa.array([f"ID-{x:06d}" for x in rng.integers(0, 999_999, rows)])
-        elif kind == 1:
-            data[f"c{i}"] = pa.array(rng.choice(["red", "green", "blue"], rows).tolist())
-        elif kind == 2:
-            parts = rng.integers(1, 9, (rows, 3))
-            data[f"c{i}"] = pa.array([f"2024-0{m}-1{d} 1{h}:30:00" for m, d, h in parts])
-        else:
-            data[f"c{i}"] = pa.array(rng.integers(0, 1000, rows))
-    pq.write_table(pa.table(data), path)
-    return path
+from benchmarks.deequ_bench import RESULTS, _commit, _machine  # noqa: E402
+from benchmarks.wide_suggest import wide_csv  # noqa: E402
 
 
 def markdown(report: dict) -> str:
@@ -78,8 +50,8 @@ def markdown(report: dict) -> str:
         f"--rows {report['rows']} --partitions {report['partitions']} "
         f"--repeat {len(runs)}` at `{report['commit'][:12]}`, local[2], "
         f"{report['machine']['cores']} cores, pyspark {report['machine'].get('pyspark')}.",
-        f"A cached DataFrame of {report['rows']} rows and {report['columns']} columns "
-        f"({report['string_columns']} of strings) in {report['partitions']} partitions; "
+        f"A cached DataFrame of {report['rows']} rows and {report['columns']} text columns "
+        f"(`wide_suggest.py`'s CSV) in {report['partitions']} partitions; "
         f"the packaged default index; {report['suggestions']} suggestions.",
         "",
         "| run | seconds | Spark jobs | scans | queries |",
@@ -109,9 +81,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from autovalidate.engines.spark_session import local_session
     from autovalidate.suggest import ConstraintSuggestionRunner
 
-    path = table_file(args.columns, args.rows)
+    path = wide_csv(args.columns, args.rows)
     spark = local_session("autovalidate-spark-suggest", master="local[2]")
-    frame = spark.read.parquet(str(path)).repartition(args.partitions).cache()
+    frame = spark.read.csv(str(path), header=True).repartition(args.partitions).cache()
     frame.count()
     tracker = spark.sparkContext.statusTracker()
     load = os.getloadavg()[0]
@@ -136,7 +108,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         "columns": args.columns,
         "rows": args.rows,
         "partitions": args.partitions,
-        "string_columns": sum(1 for i in range(args.columns) if i % 4 != 3),
         "suggestions": suggestions,
         "runs": runs,
         "median_seconds": statistics.median(r["seconds"] for r in runs),
