@@ -100,7 +100,9 @@ def calibration(
         estimate = sum(r[0] for r in part) / len(part)
         failed = sum(r[1] for r in part) / len(part)
         judged = len(part) >= MIN_RULES
-        p_value, pass_chance = _noise([r[0] for r in part], round(sum(r[1] for r in part)))
+        p_value, pass_chance = _noise(
+            [r[0] for r in part], estimate, round(sum(r[1] for r in part))
+        )
         deciles.append(
             {
                 "rules": len(part),
@@ -149,11 +151,10 @@ def poisson_binomial(probabilities: Sequence[float]) -> np.ndarray:
     return pmf
 
 
-def _noise(estimates: Sequence[float], failures: int) -> tuple[float, float]:
-    """``(p_value, pass_chance)`` of a decile (see the module docstring)."""
+def _noise(estimates: Sequence[float], mean: float, failures: int) -> tuple[float, float]:
+    """``(p_value, pass_chance)`` of a decile whose estimates average ``mean`` (see above)."""
     pmf = poisson_binomial(estimates)
     n = len(estimates)
-    mean = sum(estimates) / n
     # outcomes no likelier than the observed one, with a relative slack for rounding
     p_value = float(pmf[pmf <= pmf[failures] * (1 + 1e-7)].sum())
     within = [k for k in range(n + 1) if abs(k / n - mean) <= TOLERANCE]
