@@ -34,6 +34,10 @@ from autovalidate.solver.search import Hypothesis
 
 __all__ = ["list_items", "solve_list"]
 
+#: An item's shape reads a number as one kind, digits or not (``1``, ``0.25``,
+#: ``-1``): the list ``en-gb:0.25,fr-fr:1`` repeats one item format, ``<num>``.
+_SHAPE_KIND = {"D": "N"}
+
 #: A format solver: values with repetitions, their training order -> a solution or None.
 FormatSolver = Callable[[Counter[str], "list[str] | None"], "Solution | None"]
 
@@ -46,8 +50,9 @@ def list_items(values: Counter[str], tolerance: float = 0.0) -> tuple[str, Count
     occurrence (``"; "``, ``" - "``), and whose items are neither empty (the
     separator at either end of a value or twice in a row) nor hold a space
     (words: prose, whose commas separate clauses), and whose items all have
-    one token shape (letters, digits and symbols in one order): the items of
-    a list are of one format, the parts of a record (``9-Apr-84``) are not.
+    one token shape (letters, numbers and symbols in one order; a number with
+    or without a point or a sign is one kind, :data:`_SHAPE_KIND`): the items
+    of a list are of one format, the parts of a record (``9-Apr-84``) are not.
     Of the candidates, the one that occurs most often is the separator: the
     comma of ``en-gb:0.25,fr-fr:0.5``, not its hyphen, whose items hold
     commas.
@@ -80,7 +85,9 @@ def list_items(values: Counter[str], tolerance: float = 0.0) -> tuple[str, Count
             ):  # else an empty item, or words: prose, not a list
                 for item in items:
                     if item not in shape_of:
-                        shape_of[item] = tuple(t.kind for t in tokenize(item))
+                        shape_of[item] = tuple(
+                            _SHAPE_KIND.get(t.kind, t.kind) for t in tokenize(item)
+                        )
                 kinds = {shape_of[item] for item in items}
             if kinds is None or len(kinds) != 1:
                 broken += weight

@@ -87,6 +87,35 @@ def test_the_separator_is_the_symbol_whose_items_share_a_format():
     assert list_separator(dashed) == " - "
 
 
+def test_numbers_with_and_without_a_point_or_a_sign_are_items_of_one_format():
+    # a weight written 1 beside 0.25, a signed -1 beside 20004: one item format
+    # each (<num>), as the issue's look-alikes have them (issue 29, item 3)
+    weights = Counter(["en-gb:0.25,fr-fr:1", "de-de:1", "it-it:0.5,es-es:0.25,sv-se:1"])
+    assert list_separator(weights) == ","
+    records = Counter(["3#1#-1#-1#20004#-1", "20004#-1", "7#0#-1#12", "-1#-1#-1"])
+    assert list_separator(records) == "#"
+    # a word beside a number is still another shape: not one item format
+    assert list_separator(Counter(["a,1", "b,c,2", "d"])) is None
+
+
+def test_a_list_of_integer_and_decimal_weights_gets_one_number_item(lists_index):
+    rng = random.Random(11)
+    train = [
+        ",".join(
+            f"{lang}:{rng.choice(['0.25', '1', '0.5', '2'])}"
+            for lang in rng.sample(LANGUAGES, rng.randint(1, 3))
+        )
+        for _ in range(60)
+    ]
+    solution = solve(train, lists_index, method="fmdv-vh")
+    assert solution is not None
+    *item, unit = solution.segments
+    assert unit.repeat >= 2 and unit.hypothesis.pattern.startswith(",")
+    for later in ("nl-nl:0.125", "sv-se:3,de-de:0.75"):
+        assert regex.fullmatch(solution.regex, later), later
+    assert not regex.fullmatch(solution.regex, "en-gb:one,fr-fr:1")
+
+
 def test_no_separator_for_prose_fixed_counts_or_empty_items():
     prose = Counter(["Red, green and blue", "Blue", "Green, red, and more"])
     assert list_separator(prose) is None  # items with words

@@ -101,11 +101,19 @@ COLUMNS: dict[str, Callable[[random.Random, int], str]] = {
     "#-separated signed integers": lambda r, i: "#".join(
         str(r.choice([-1, -1, 1, 3, 20004, 7, 12])) for _ in range(6)
     ),
+    "#-separated signed integers, 3 to 7 of them": lambda r, i: "#".join(
+        str(r.choice([-1, -1, r.randint(0, 30), r.randint(1000, 30000)]))
+        for _ in range(r.randint(3, 7))
+    ),
     "list of integers": lambda r, i: ",".join(
         str(r.randint(0, 999)) for _ in range(r.randint(1, 5))
     ),
     "key:weight list": lambda r, i: ",".join(
         f"{lang}:{r.choice(['0.25', '0.5', '1.0', '0.125'])}"
+        for lang in r.sample(["en-gb", "fr-fr", "de-de", "es-es", "it-it"], r.randint(1, 4))
+    ),
+    "key:weight list, whole weights written without a point": lambda r, i: ",".join(
+        f"{lang}:{r.choice(['0.25', '0.5', '1', '2'])}"
         for lang in r.sample(["en-gb", "fr-fr", "de-de", "es-es", "it-it"], r.randint(1, 4))
     ),
     "log level": lambda r, i: r.choice(["INFO", "INFO", "INFO", "WARN", "ERROR", "DEBUG"]),
