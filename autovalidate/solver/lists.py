@@ -34,9 +34,11 @@ from autovalidate.solver.search import Hypothesis
 
 __all__ = ["list_items", "solve_list"]
 
-#: An item's shape reads a number as one kind, digits or not (``1``, ``0.25``,
-#: ``-1``): the list ``en-gb:0.25,fr-fr:1`` repeats one item format, ``<num>``.
-_SHAPE_KIND = {"D": "N"}
+#: An item's shape reads its tokens by the classes alignment lines up
+#: (:func:`~autovalidate.patterns.tokens.token_class`): a number, digits or not
+#: (``1``, ``0.25``, ``-1``), and a word, letters or letters and digits (``db``,
+#: ``web01``). The list ``en-gb:0.25,fr-fr:1`` repeats one item format, ``<num>``.
+_SHAPE_KIND = {"D": "N", "M": "L"}
 
 #: A format solver: values with repetitions, their training order -> a solution or None.
 FormatSolver = Callable[[Counter[str], "list[str] | None"], "Solution | None"]
@@ -50,9 +52,10 @@ def list_items(values: Counter[str], tolerance: float = 0.0) -> tuple[str, Count
     occurrence (``"; "``, ``" - "``), and whose items are neither empty (the
     separator at either end of a value or twice in a row) nor hold a space
     (words: prose, whose commas separate clauses), and whose items all have
-    one token shape (letters, numbers and symbols in one order; a number with
-    or without a point or a sign is one kind, :data:`_SHAPE_KIND`): the items
-    of a list are of one format, the parts of a record (``9-Apr-84``) are not.
+    one token shape (words, numbers and symbols in one order; a number with
+    or without a point or a sign is one kind, a word with or without digits
+    another, :data:`_SHAPE_KIND`): the items of a list are of one format, the
+    parts of a record (``9-Apr-84``) are not.
     Of the candidates, the one that occurs most often is the separator: the
     comma of ``en-gb:0.25,fr-fr:0.5``, not its hyphen, whose items hold
     commas.

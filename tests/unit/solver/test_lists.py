@@ -19,7 +19,7 @@ from autovalidate.index.reader import PatternIndex
 from autovalidate.index.state import write_local_index
 from autovalidate.patterns.tokens import tokenize
 from autovalidate.solver.fmdv import solve
-from autovalidate.solver.lists import _spaced, list_items
+from autovalidate.solver.lists import _SHAPE_KIND, _spaced, list_items
 
 LANGUAGES = ["en-gb", "fr-fr", "de-de", "es-es", "it-it", "pt-br", "nl-nl", "sv-se"]
 WEIGHTS = ["0.25", "0.5", "1.0", "0.125", "0.75"]
@@ -94,6 +94,8 @@ def test_numbers_with_and_without_a_point_or_a_sign_are_items_of_one_format():
     assert list_separator(weights) == ","
     records = Counter(["3#1#-1#-1#20004#-1", "20004#-1", "7#0#-1#12", "-1#-1#-1"])
     assert list_separator(records) == "#"
+    # a word of letters and one of letters and digits are one kind, as alignment reads them
+    assert list_separator(Counter(["web01,db", "cache2", "db,web02,queue"])) == ","
     # a word beside a number is still another shape: not one item format
     assert list_separator(Counter(["a,1", "b,c,2", "d"])) is None
 
@@ -173,7 +175,8 @@ def _strict_separator(values: Counter[str]) -> str | None:
         items = {item for v in values for item in v.split(sep)}
         if any(not item or any(c.isspace() for c in item) for item in items):
             continue
-        if len({tuple(t.kind for t in tokenize(item)) for item in items}) != 1:
+        shapes = {tuple(_SHAPE_KIND.get(t.kind, t.kind) for t in tokenize(item)) for item in items}
+        if len(shapes) != 1:
             continue
         key = (-sum(v.count(sep) for v in values), sep)
         best = key if best is None or key < best else best

@@ -116,6 +116,9 @@ COLUMNS: dict[str, Callable[[random.Random, int], str]] = {
         f"{lang}:{r.choice(['0.25', '0.5', '1', '2'])}"
         for lang in r.sample(["en-gb", "fr-fr", "de-de", "es-es", "it-it"], r.randint(1, 4))
     ),
+    "list of hosts, some numbered": lambda r, i: ",".join(
+        r.sample(["db", "web01", "web02", "cache", "queue3", "api", "worker12"], r.randint(1, 4))
+    ),
     "log level": lambda r, i: r.choice(["INFO", "INFO", "INFO", "WARN", "ERROR", "DEBUG"]),
 }
 
