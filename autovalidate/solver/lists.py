@@ -34,10 +34,11 @@ from autovalidate.solver.search import Hypothesis
 
 __all__ = ["list_items", "solve_list"]
 
-#: An item's shape reads its tokens by the classes alignment lines up
-#: (:func:`~autovalidate.patterns.tokens.token_class`): a number, digits or not
-#: (``1``, ``0.25``, ``-1``), and a word, letters or letters and digits (``db``,
-#: ``web01``). The list ``en-gb:0.25,fr-fr:1`` repeats one item format, ``<num>``.
+#: An item's shape reads as one kind the tokens that alignment lines up at one
+#: position: a word, letters or letters and digits (``db``, ``web01``: one class,
+#: :func:`~autovalidate.patterns.tokens.token_class`), and a number, digits or
+#: not (``1``, ``0.25``, ``-1``: two classes that align as a match, sharing
+#: ``<num>``). The list ``en-gb:0.25,fr-fr:1`` repeats one item format.
 _SHAPE_KIND = {"D": "N", "M": "L"}
 
 #: A format solver: values with repetitions, their training order -> a solution or None.
