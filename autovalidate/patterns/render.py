@@ -42,6 +42,7 @@ __all__ = [
     "describe_pattern",
     "parse_pattern",
     "pattern_regex",
+    "quantified",
     "bounded_pattern",
     "render_body",
     "spell_segments",
@@ -217,8 +218,8 @@ def bounded_pattern(pattern: str, least: Sequence[int]) -> str:
 Segments = list[tuple[str, int]]
 
 
-def _quantified(body: str, most: int) -> str:
-    """A segment's regex body with its occurrence bound (see :data:`Segments`)."""
+def quantified(body: str, most: int) -> str:
+    """A segment's regex body with its occurrence bound (``most``, see :data:`Segments`)."""
     if not most:
         return body
     return f"(?:{body})?" if most == 1 else f"(?:{body}){{0,{int(most)}}}"
@@ -254,7 +255,7 @@ def pattern_regex(
         ``\A(?:...)\z``; full-match semantics in Python ``regex``, Java and RE2.
     """
     branches = _branches(segments, branches)
-    body = "|".join("".join(_quantified(render_body(p), most) for p, most in b) for b in branches)
+    body = "|".join("".join(quantified(render_body(p), most) for p, most in b) for b in branches)
     return rf"\A(?:{body})\z"
 
 

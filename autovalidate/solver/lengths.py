@@ -40,7 +40,7 @@ from dataclasses import replace
 import regex
 
 from autovalidate.patterns.enumeration import MIN_TRAINED_TEXTS
-from autovalidate.patterns.render import bounded_pattern, render_body
+from autovalidate.patterns.render import bounded_pattern, quantified, render_body
 from autovalidate.solver.dp import SegmentChoice
 from autovalidate.solver.lookup import PatternLookup
 
@@ -60,13 +60,15 @@ def _shortest(branch: Branch, texts: Iterable[str]) -> list[list[int]] | None:
     """Per segment, the shortest length of each ``+`` run over the texts matching the branch.
 
     ``None`` when fewer than :data:`MIN_TRAINED_TEXTS` texts match.  An optional
-    segment's runs count over the texts that have it.
+    segment's runs count over the texts that have it, a repeated segment's
+    over every occurrence (a text with the segment twice matches, and its
+    second occurrence's runs bound the segment as much as its first).
     """
     parts = []
     runs_of = []
     for s in branch:
         body = render_body(s.hypothesis.pattern, capture_runs=True)
-        parts.append(f"(?:{body})?" if s.optional else body)
+        parts.append(quantified(body, s.most))
         runs_of.append(regex.compile(body).groups)  # one capturing group per + run
     rx = regex.compile("".join(parts))
     total = sum(runs_of)
@@ -77,9 +79,10 @@ def _shortest(branch: Branch, texts: Iterable[str]) -> list[list[int]] | None:
         if m is None:
             continue
         matched += 1
-        for g, run in enumerate(m.groups()):
-            if run is not None and (least[g] == 0 or len(run) < least[g]):
-                least[g] = len(run)
+        for g in range(total):
+            for run in m.captures(g + 1):  # every repetition's, not only the last
+                if least[g] == 0 or len(run) < least[g]:
+                    least[g] = len(run)
     if matched < MIN_TRAINED_TEXTS:
         return None
     out, start = [], 0

@@ -8,7 +8,7 @@ import pytest
 import regex
 
 from autovalidate.errors import ParameterError
-from autovalidate.patterns.render import bounded_pattern
+from autovalidate.patterns.render import bounded_pattern, pattern_regex
 from autovalidate.solver.dp import SegmentChoice
 from autovalidate.solver.fmdv import SolverParams, solve
 from autovalidate.solver.lengths import bound_runs
@@ -69,6 +69,23 @@ def test_one_distinct_value_sets_no_bound(lengths_index):
     assert bounded.hypothesis.pattern == "<digit>{3,}" and bounded.hypothesis.fpr > 0.01
     # no room left under r: no bound
     assert bound_runs([branch], ["1094", "120"], lengths_index, 0.01, 0.05) == (branch,)
+
+
+def test_a_repeated_segment_is_read_in_every_occurrence(lengths_index):
+    head = SegmentChoice(0, 0, Hypothesis("<digit>+", 0.01, 100))
+    items = Hypothesis(",<digit>+", 0.01, 0, evidence="positions")
+    branch = (head, SegmentChoice(1, 2, items, optional=True, repeat=4))
+    # the one short first item is in a list of three: its value has the
+    # repeated segment twice
+    texts = ["1094", "120", "1094,2031", "5,1200,1300"]
+    (bounded,) = bound_runs([branch], texts, lengths_index, 0.2, 0.05)
+    rx = pattern_regex([(s.hypothesis.pattern, s.most) for s in bounded])
+    assert all(regex.fullmatch(rx, t) for t in texts), [s.hypothesis.pattern for s in bounded]
+    # a run of the second occurrence bounds the segment as much as the first's
+    short_later = ["1094", "120", "1094,2031", "1200,3000,4"]
+    (bounded,) = bound_runs([branch], short_later, lengths_index, 0.2, 0.05)
+    rx = pattern_regex([(s.hypothesis.pattern, s.most) for s in bounded])
+    assert all(regex.fullmatch(rx, t) for t in short_later)
 
 
 def test_bounded_pattern_writes_each_run_its_bound():
