@@ -9,7 +9,9 @@ pattern validation, the Deequ DuckDB engine and the CLI read data the same way:
   numeric metrics of such columns read them cast to numbers (see
   :attr:`autovalidate.engines.Engine.untyped`). An empty cell is a null, and a
   short row is padded with nulls (a row with extra fields adds columns), so a
-  ragged file keeps its header.
+  ragged file keeps its header. A file whose header is one name is not cut at
+  a character of its values that the sniffer, padding rows, took for the
+  delimiter (a column of ``T1190; T1078`` lists).
 * Parquet files (or globs, or directories of them) are read by ``read_parquet``.
 * pandas DataFrames, pyarrow Tables/RecordBatches and DuckDB relations are
   used as they are.
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import mmap
 import os
+import re
 import shlex
 import sys
 from collections.abc import Iterable, Sequence
@@ -117,6 +120,14 @@ def _header_as_written(
     )
 
 
+def _first_line(path: str) -> bytes | None:
+    """The file's first line, without its line break; None past the first 64 KiB."""
+    with open(path, "rb") as file:
+        head = file.read(1 << 16)
+    end = head.find(b"\n")
+    return None if end < 0 else head[:end].removesuffix(b"\r")
+
+
 def _header_has_no_blanks(path: str) -> bool:
     """Whether the file's first line is printable ASCII without a space: no name DuckDB trims.
 
@@ -124,13 +135,48 @@ def _header_has_no_blanks(path: str) -> bool:
     byte outside ASCII (a no-break space, a byte order mark), or an odd number
     of double quotes (a quoted name going on past a line break) says no.
     """
-    with open(path, "rb") as file:
-        head = file.read(1 << 16)
-    end = head.find(b"\n")
-    if end < 0:
+    line = _first_line(path)
+    if line is None:
         return False
-    line = head[:end].removesuffix(b"\r")
     return all(0x21 <= byte <= 0x7E for byte in line) and line.count(b'"') % 2 == 0
+
+
+#: The name DuckDB gives a column the header does not name (fields beyond the header's).
+_MADE_UP_NAME = re.compile(r"column[0-9]+")
+
+
+def _made_up_columns(path: str, columns: Sequence[str]) -> int:
+    """How many columns read from the file its header does not name (DuckDB's ``column2``)."""
+    line = _first_line(path)
+    header = "" if line is None else line.decode("utf-8", "replace")
+    return sum(1 for c in columns if _MADE_UP_NAME.fullmatch(c) and c not in header)
+
+
+def _header_delimiter(con: duckdb.DuckDBPyConnection, path: str) -> str | None:
+    """For a file whose header is one name: a delimiter under which it names every column, or None.
+
+    With null padding (short rows), DuckDB's sniffer may take for the
+    delimiter a character of the values that the header does not hold: a
+    one-column file of ``T1190; T1078`` lists reads as three columns, the
+    header naming only the first, and every value cut at its first ``;``.
+    Sniffed without null padding, the file is one column of whole values;
+    that delimiter is kept where the header then names every column. A
+    ragged file whose header is short in every dialect keeps its extra
+    columns, as does one whose header holds the delimiter (``a;b``).
+    """
+    try:
+        sniffed = con.execute(
+            "SELECT Delimiter FROM sniff_csv(?, null_padding = false)", [path]
+        ).fetchall()
+        if not sniffed:
+            return None
+        delimiter = str(sniffed[0][0])
+        columns = con.read_csv(
+            path, header=True, all_varchar=True, null_padding=True, delimiter=delimiter
+        ).columns
+    except duckdb.Error:
+        return None
+    return None if _made_up_columns(path, columns) else delimiter
 
 
 def _has_no_quote_character(path: str) -> bool:
@@ -243,12 +289,25 @@ def to_relation(data: Any, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyRel
                 # the scan's pipeline) runs on all cores.
                 parallel = os.path.isfile(text) and _has_no_quote_character(text)
 
+                delimiter: str | None = None  # sniffed
+
                 def read(header: bool) -> duckdb.DuckDBPyRelation:
                     return con.read_csv(
-                        text, header=header, all_varchar=True, null_padding=True, parallel=parallel
+                        text,
+                        header=header,
+                        all_varchar=True,
+                        null_padding=True,
+                        parallel=parallel,
+                        delimiter=delimiter,
                     )
 
                 relation = read(True)
+                made_up = os.path.isfile(text) and _made_up_columns(text, relation.columns)
+                if made_up and len(relation.columns) - made_up == 1:
+                    # the header is one name: the sniffed delimiter is not in it
+                    delimiter = _header_delimiter(con, text)
+                    if delimiter is not None:
+                        relation = read(True)
                 if os.path.isfile(text) and _header_has_no_blanks(text):
                     return relation  # no name to trim: a second sniff of the file is wasted
                 return _header_as_written(relation, read(False))

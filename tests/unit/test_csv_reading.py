@@ -32,3 +32,31 @@ def test_a_quoted_newline_and_a_short_row_deep_in_a_file(tmp_path):
     body = "".join(f'{i},"w{i}",{i}\n' for i in range(ROWS))
     path.write_text("a,b,c\n" + body + '1,"x\ny",3\n4,zz\n')
     assert _read(path) == [(ROWS + 2, ROWS + 1, "zz")]
+
+
+def _columns(path):
+    with duckdb.connect() as con:
+        relation = to_relation(str(path), con)
+        return relation.columns, relation.fetchall()
+
+
+def test_a_one_column_file_of_lists_keeps_its_values_whole(tmp_path):
+    """With null padding, the sniffer took the lists' ``;`` for the delimiter and cut every value."""
+    path = tmp_path / "techniques.csv"
+    values = ["T1558.010", "T1595.001; T1481.004; T1197", "T1554; T1488", "T1016"] * 5
+    path.write_text("techniques\n" + "".join(f"{v}\n" for v in values))
+    columns, rows = _columns(path)
+    assert columns == ["techniques"]
+    assert [r[0] for r in rows] == values
+
+
+def test_a_ragged_file_keeps_the_columns_its_header_names_and_its_extra_fields(tmp_path):
+    semicolons = tmp_path / "semicolons.csv"
+    semicolons.write_text("a;b\n1;2\n3;4;5\n6;7\n")  # the header holds the delimiter
+    assert _columns(semicolons) == (
+        ["a", "b", "column2"],
+        [("1", "2", None), ("3", "4", "5"), ("6", "7", None)],
+    )
+    commas = tmp_path / "commas.csv"
+    commas.write_text("a,b\n1,2\n3\n4,5,6\n")
+    assert _columns(commas)[0] == ["a", "b", "column2"]
