@@ -41,7 +41,7 @@ def _columns(path):
 
 
 def test_a_one_column_file_of_lists_keeps_its_values_whole(tmp_path):
-    """With null padding, the sniffer took the lists' ``;`` for the delimiter and cut every value."""
+    """With null padding, the sniffer took the lists' ``;`` for the delimiter: values were cut."""
     path = tmp_path / "techniques.csv"
     values = ["T1558.010", "T1595.001; T1481.004; T1197", "T1554; T1488", "T1016"] * 5
     path.write_text("techniques\n" + "".join(f"{v}\n" for v in values))
