@@ -58,9 +58,12 @@ from autovalidate.metrics.strings import PatternConformance
 from autovalidate.nulls import DEFAULT_NULL_TOKENS
 from autovalidate.patterns.render import (
     MAX_REPEAT,
+    Form,
+    Parts,
     describe_pattern,
     pattern_regex,
-    render_body,
+    segment_body,
+    spell_form,
     spell_segments,
 )
 from autovalidate.schemas import PATTERN_CONSTRAINT_SCHEMA, check_document
@@ -156,6 +159,13 @@ class Segment:
         In a multi-format pattern, the 0-based format the segment belongs to
         (formats in order; the regex accepts any one); ``None`` in a
         single-format one.
+    parts
+        Of a segment with optional parts of its own, one level deep (a list's
+        repeated item with an optional part): ``(pattern, most)`` per part,
+        most 0 (required) or 1 (optional), never repeated: a repeat inside a
+        repeated segment multiplies the regex's size
+        (:data:`~autovalidate.patterns.render.Parts`); ``pattern`` is then
+        their spelling, ``(...)?`` around an optional part. Empty otherwise.
     """
 
     pattern: str
@@ -167,10 +177,16 @@ class Segment:
     optional: bool = False
     repeat: int = 1
     branch: int | None = None
+    parts: Parts = ()
 
     def __post_init__(self) -> None:
         if not self.regex:
-            object.__setattr__(self, "regex", render_body(self.pattern))
+            object.__setattr__(self, "regex", segment_body(self.form))
+
+    @property
+    def form(self) -> Form:
+        """What the segment renders from: its parts, or its pattern."""
+        return self.parts or self.pattern
 
     @property
     def literal(self) -> bool:
@@ -185,7 +201,7 @@ class Segment:
     @property
     def reads(self) -> str:
         """Its short reading (:func:`describe_pattern`); a literal reads as its quoted text."""
-        return describe_pattern(self.pattern)
+        return describe_pattern([(self.form, 0)])
 
     def to_dict(self) -> dict[str, Any]:
         """The segment as a constraint file holds it (keys left out where unset)."""
@@ -204,6 +220,8 @@ class Segment:
             d["repeat"] = self.repeat
         if self.branch is not None:
             d["branch"] = self.branch
+        if self.parts:
+            d["parts"] = [{"pattern": p, "optional": bool(most)} for p, most in self.parts]
         return d
 
     @classmethod
@@ -215,7 +233,12 @@ class Segment:
         TypeError
             If a key is not one of the fields.
         """
-        return cls(**data)
+        fields = dict(data)
+        if "parts" in fields:
+            fields["parts"] = tuple(
+                (part["pattern"], int(part.get("optional", False))) for part in fields["parts"]
+            )
+        return cls(**fields)
 
 
 @dataclass(frozen=True)
@@ -585,22 +608,39 @@ def rendered_regex(constraint: PatternConstraint) -> str:
         raise ConstraintFormatError(f"not a pattern of the pattern language: {exc}") from exc
 
 
-def _branches(constraint: PatternConstraint) -> list[list[tuple[str, int]]]:
+def _branches(constraint: PatternConstraint) -> list[list[tuple[Form, int]]]:
     """Each format's ``(pattern, most)`` segments (:data:`~autovalidate.patterns.render.Segments`).
 
     Raises
     ------
     ConstraintFormatError
-        If a segment is malformed, its regex is not its pattern's, or its
-        ``branch`` numbers do not count up from 0 in order.
+        If a segment is malformed, its regex is not its pattern's (its
+        parts', where it has parts), its pattern does not spell its parts,
+        or its ``branch`` numbers do not count up from 0 in order.
     ParameterError
-        If a segment's pattern is not canonical.
+        If a segment's or a part's pattern is not canonical.
     """
-    branches: list[list[tuple[str, int]]] = []
+    branches: list[list[tuple[Form, int]]] = []
     for i, segment in enumerate(constraint.segments):
         if not isinstance(segment, Segment):
             raise ConstraintFormatError(f"segment {i}: not a Segment")
-        pattern, most = segment.pattern, int(segment.optional)
+        most = int(segment.optional)
+        if not all(
+            isinstance(part, tuple)
+            and len(part) == 2
+            and isinstance(part[0], str)
+            and part[1] in (0, 1)
+            and type(part[1]) in (int, bool)
+            for part in segment.parts
+        ):
+            raise ConstraintFormatError(
+                f"segment {i}: 'parts' must be (pattern, most) pairs, most 0 or 1 (never repeated)"
+            )
+        if segment.parts and segment.pattern != spell_form(segment.parts):
+            raise ConstraintFormatError(
+                f"segment {i}: pattern {segment.pattern!r} is not its parts' "
+                f"{spell_form(segment.parts)!r}"
+            )
         if segment.repeat != 1:
             repeat = segment.repeat
             if not most or type(repeat) is not int or not 2 <= repeat <= MAX_REPEAT:
@@ -609,9 +649,9 @@ def _branches(constraint: PatternConstraint) -> list[list[tuple[str, int]]]:
                     "on an optional segment"
                 )
             most = repeat
-        if segment.regex != render_body(pattern):
+        if segment.regex != segment_body(segment.form):
             raise ConstraintFormatError(
-                f"segment {i}: regex {segment.regex!r} is not the one {pattern} renders to"
+                f"segment {i}: regex {segment.regex!r} is not the one {segment.pattern} renders to"
             )
         branch = 0 if segment.branch is None else segment.branch
         if branch == len(branches):
@@ -620,5 +660,5 @@ def _branches(constraint: PatternConstraint) -> list[list[tuple[str, int]]]:
             raise ConstraintFormatError(
                 f"segment {i}: branch {branch!r} out of order (formats count up from 0)"
             )
-        branches[-1].append((pattern, most))
+        branches[-1].append((segment.form, most))
     return branches

@@ -15,7 +15,7 @@ import regex
 from autovalidate.drift import TESTS
 from autovalidate.errors import EmptyColumnError, ParameterError
 from autovalidate.nulls import DEFAULT_NULL_TOKENS, drop_missing
-from autovalidate.patterns.render import render_body
+from autovalidate.patterns.render import segment_body
 from autovalidate.solver.diagnosis import Diagnosis, diagnose
 from autovalidate.solver.fmdv import METHODS, Prepared, SolverParams, solve
 from autovalidate.solver.params import horizontal_cuts
@@ -424,7 +424,7 @@ def infer_pattern(
             segments=tuple(
                 Segment(
                     s.hypothesis.pattern,
-                    render_body(s.hypothesis.pattern),
+                    segment_body(s.form),
                     s.hypothesis.fpr,
                     s.hypothesis.cov,
                     s.hypothesis.evidence,
@@ -432,6 +432,7 @@ def infer_pattern(
                     s.optional,
                     s.repeat if s.optional and s.repeat > 1 else 1,
                     b if len(solution.branches) > 1 else None,
+                    s.parts,
                 )
                 for b, branch in enumerate(solution.branches)
                 for s in branch

@@ -88,6 +88,18 @@ PATTERN_CONSTRAINT_SCHEMA: dict[str, Any] = {
                     "optional": {"type": "boolean"},
                     "repeat": {"type": "integer", "minimum": 2, "maximum": MAX_REPEAT},
                     "branch": _COUNT,
+                    "parts": {
+                        "type": "array",
+                        "minItems": 1,
+                        "items": {
+                            "type": "object",
+                            "required": ["pattern"],
+                            "additionalProperties": False,
+                            # required or optional, never repeated: a repeat inside a
+                            # repeated segment multiplies the regex (RE2 compiles it out)
+                            "properties": {"pattern": _TEXT, "optional": {"type": "boolean"}},
+                        },
+                    },
                 },
             },
         },

@@ -39,12 +39,16 @@ from autovalidate.schemas import MAX_REPEAT
 
 __all__ = [
     "Element",
+    "Form",
+    "Parts",
     "describe_pattern",
     "parse_pattern",
     "pattern_regex",
     "quantified",
     "bounded_pattern",
     "render_body",
+    "segment_body",
+    "spell_form",
     "spell_segments",
     "MAX_REPEAT",
     "run_lengths",
@@ -211,11 +215,18 @@ def bounded_pattern(pattern: str, least: Sequence[int]) -> str:
     return "".join(out)
 
 
-#: A vertical cut's segments: ``(pattern, most)``, where ``most`` is how many
+#: The parts of a segment that has optional parts of its own, one level deep:
+#: ``(pattern, most)`` each, as :data:`Segments` (a list item with an optional
+#: part, repeated as a whole: ``(; T<digit>{4}(.<digit>{3})?){0,3}``). A
+#: constraint's parts are required or optional (most 0 or 1), never repeated.
+Parts = tuple[tuple[str, int], ...]
+#: What a segment is: a canonical pattern string, or its :data:`Parts`.
+Form = str | Parts
+#: A vertical cut's segments: ``(form, most)``, where ``most`` is how many
 #: times the segment may occur: 0 (or False) for a segment every value has,
 #: 1 (or True) for an optional one (``(?:...)?``), k ≥ 2 for a repeated one
 #: (``(?:...){0,k}``: the ``_x`` of ``a_x_y_z`` up to k times).
-Segments = list[tuple[str, int]]
+Segments = Sequence[tuple[Form, int]]
 
 
 def quantified(body: str, most: int) -> str:
@@ -225,25 +236,45 @@ def quantified(body: str, most: int) -> str:
     return f"(?:{body})?" if most == 1 else f"(?:{body}){{0,{int(most)}}}"
 
 
+def segment_body(form: Form) -> str:
+    """A segment's regex, unanchored: its pattern's, or its parts' in order, each quantified.
+
+    Raises
+    ------
+    ParameterError
+        If a pattern is not canonical.
+    """
+    if isinstance(form, str):
+        return render_body(form)
+    return "".join(quantified(render_body(p), most) for p, most in form)
+
+
+def spell_form(form: Form) -> str:
+    """A segment in canonical spelling: its pattern, or its parts spelled as a cut."""
+    return form if isinstance(form, str) else spell_segments(form)
+
+
 def spell_segments(segments: Segments) -> str:
     """A cut in canonical spelling: ``(...)?`` for an optional segment, ``(...){0,k}`` repeated."""
+    spelled = ((spell_form(form), most) for form, most in segments)
     return "".join(
         p if not most else f"({p})?" if most == 1 else f"({p}){{0,{int(most)}}}"
-        for p, most in segments
+        for p, most in spelled
     )
 
 
 def pattern_regex(
-    segments: Segments | str | None = None, *, branches: list[Segments] | None = None
+    segments: Segments | str | None = None, *, branches: Sequence[Segments] | None = None
 ) -> str:
     r"""The fully anchored portable regex of a pattern.
 
     Parameters
     ----------
     segments
-        A canonical pattern string, or a list of ``(pattern, most)`` segments
+        A canonical pattern string, or a list of ``(form, most)`` segments
         (a vertical cut, :data:`Segments`): an optional segment may be absent
-        as a whole, a repeated one occur up to ``most`` times.
+        as a whole, a repeated one occur up to ``most`` times, and a segment
+        of :data:`Parts` is its parts in order, each quantified the same way.
     branches
         For a multi-format pattern, its formats (each a list of segments;
         ``segments`` is then ignored): the regex accepts a value matching any
@@ -255,12 +286,12 @@ def pattern_regex(
         ``\A(?:...)\z``; full-match semantics in Python ``regex``, Java and RE2.
     """
     branches = _branches(segments, branches)
-    body = "|".join("".join(quantified(render_body(p), most) for p, most in b) for b in branches)
+    body = "|".join("".join(quantified(segment_body(f), most) for f, most in b) for b in branches)
     return rf"\A(?:{body})\z"
 
 
 def describe_pattern(
-    segments: Segments | str | None = None, *, branches: list[Segments] | None = None
+    segments: Segments | str | None = None, *, branches: Sequence[Segments] | None = None
 ) -> str:
     """A short reading of a pattern: ``<digit>{5}-<digit>{4}`` is ``5 digits '-' 4 digits``.
 
@@ -286,7 +317,9 @@ def describe_pattern(
     return ", or ".join(" ".join(_describe(p, o) for p, o in b) for b in branches)
 
 
-def _branches(segments: Segments | str | None, branches: list[Segments] | None) -> list[Segments]:
+def _branches(
+    segments: Segments | str | None, branches: Sequence[Segments] | None
+) -> Sequence[Segments]:
     if branches is not None:
         return branches
     if segments is None:
@@ -294,7 +327,18 @@ def _branches(segments: Segments | str | None, branches: list[Segments] | None) 
     return [[(segments, 0)] if isinstance(segments, str) else segments]
 
 
-def _describe(pattern: str, most: int) -> str:
+def _describe(form: Form, most: int) -> str:
+    text = _describe_pattern(form) if isinstance(form, str) else _describe_cut(form)
+    if not most:
+        return text
+    return f"[{text}]" if most == 1 else f"[{text}] up to {int(most)} times"
+
+
+def _describe_cut(parts: Parts) -> str:
+    return " ".join(_describe(p, most) for p, most in parts)
+
+
+def _describe_pattern(pattern: str) -> str:
     words: list[str] = []
     literal = ""
     for el in parse_pattern(pattern):
@@ -317,7 +361,4 @@ def _describe(pattern: str, most: int) -> str:
                 words.append(f"1 {one}" if q == 1 else f"{q} {many}")
     if literal:
         words.append(repr(literal))
-    text = " ".join(words)
-    if not most:
-        return text
-    return f"[{text}]" if most == 1 else f"[{text}] up to {int(most)} times"
+    return " ".join(words)

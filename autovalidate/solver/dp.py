@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from autovalidate.patterns.render import Form, Parts
 from autovalidate.solver.search import Hypothesis
 
 __all__ = [
@@ -55,6 +56,11 @@ class SegmentChoice:
         the shape risk of a vertical cut priced by positions
         (:meth:`~autovalidate.index.generalization.GeneralizationStats.shape_risk`),
         carried by the cut's first segment so that a segmentation counts it once.
+    parts
+        Of a segment with optional parts of its own (a list's repeated item,
+        :mod:`~autovalidate.solver.lists`): its parts, ``(pattern, most)``
+        each (:data:`~autovalidate.patterns.render.Parts`); the hypothesis's
+        pattern is then their spelling. Empty otherwise.
     """
 
     start: int
@@ -63,11 +69,17 @@ class SegmentChoice:
     optional: bool = False
     shape: float = 0.0
     repeat: int = 1
+    parts: Parts = ()
 
     @property
     def most(self) -> int:
         """How many times the segment may occur: 0 where all values have it."""
         return self.repeat if self.optional else 0
+
+    @property
+    def form(self) -> Form:
+        """What the segment renders from: its parts, or its hypothesis's pattern."""
+        return self.parts or self.hypothesis.pattern
 
     @property
     def cost(self) -> float:

@@ -40,7 +40,7 @@ from dataclasses import replace
 import regex
 
 from autovalidate.patterns.enumeration import MIN_TRAINED_TEXTS
-from autovalidate.patterns.render import bounded_pattern, quantified, render_body
+from autovalidate.patterns.render import bounded_pattern, quantified, render_body, segment_body
 from autovalidate.solver.dp import SegmentChoice
 from autovalidate.solver.lookup import PatternLookup
 
@@ -62,12 +62,17 @@ def _shortest(branch: Branch, texts: Iterable[str]) -> list[list[int]] | None:
     ``None`` when fewer than :data:`MIN_TRAINED_TEXTS` texts match.  An optional
     segment's runs count over the texts that have it, a repeated segment's
     over every occurrence (a text with the segment twice matches, and its
-    second occurrence's runs bound the segment as much as its first).
+    second occurrence's runs bound the segment as much as its first). A
+    segment with parts of its own (a list's repeated item) has no runs here:
+    it is left unbounded.
     """
     parts = []
     runs_of = []
     for s in branch:
-        body = render_body(s.hypothesis.pattern, capture_runs=True)
+        if s.parts:
+            body = segment_body(s.parts)
+        else:
+            body = render_body(s.hypothesis.pattern, capture_runs=True)
         parts.append(quantified(body, s.most))
         runs_of.append(regex.compile(body).groups)  # one capturing group per + run
     rx = regex.compile("".join(parts))
@@ -120,7 +125,12 @@ def bound_runs(
         A bounded segment's hypothesis has the bounded pattern and FPR
         FPR_T + Short_T (pooled with the prior); the others are unchanged.
     """
-    wanted = [s.hypothesis.pattern for b in branches for s in b if ">+" in s.hypothesis.pattern]
+    wanted = [
+        s.hypothesis.pattern
+        for b in branches
+        for s in b
+        if ">+" in s.hypothesis.pattern and not s.parts
+    ]
     if not wanted:
         return tuple(branches)
     evidence = index.shortfall(wanted)

@@ -25,7 +25,7 @@ import regex
 
 from autovalidate.index.generalization import REPEAT_BOUNDS, GeneralizationStats, repeat_bound
 from autovalidate.patterns.hierarchy import escape_literal
-from autovalidate.patterns.render import MAX_REPEAT, pattern_regex
+from autovalidate.patterns.render import MAX_REPEAT, pattern_regex, spell_segments
 from autovalidate.patterns.tokens import tokenize
 from autovalidate.solver.dp import SegmentChoice
 from autovalidate.solver.params import Solution, SolverParams
@@ -59,7 +59,9 @@ def list_items(values: Counter[str], tolerance: float = 0.0) -> tuple[str, Count
     parts of a record (``9-Apr-84``) are not.
     Of the candidates, the one that occurs most often is the separator: the
     comma of ``en-gb:0.25,fr-fr:0.5``, not its hyphen, whose items hold
-    commas.
+    commas. Where no candidate's items have one shape, the items need only
+    share their first token's kind (``T1190`` and ``T1565.001``: a list whose
+    items have an optional part, which the items' own FMDV then decides).
 
     ``tolerance`` (θ of a horizontal-cut method, a fraction in [0, 1)) is
     the weight share of values that may break these conditions, as a
@@ -69,6 +71,13 @@ def list_items(values: Counter[str], tolerance: float = 0.0) -> tuple[str, Count
     are then the ones of the most weight, and the values returned are those
     that keep them (with their weights).
     """
+    return _list_items(values, tolerance, whole=True) or _list_items(values, tolerance, whole=False)
+
+
+def _list_items(
+    values: Counter[str], tolerance: float, whole: bool
+) -> tuple[str, Counter[str]] | None:
+    """:func:`list_items`, with items of one whole shape, or (``whole`` false) one first kind."""
     total = sum(values.values())
     allowed = total * tolerance + 1e-9
     symbols = {c for value in values for c in value if not c.isalnum() and not c.isspace()}
@@ -89,9 +98,8 @@ def list_items(values: Counter[str], tolerance: float = 0.0) -> tuple[str, Count
             ):  # else an empty item, or words: prose, not a list
                 for item in items:
                     if item not in shape_of:
-                        shape_of[item] = tuple(
-                            _SHAPE_KIND.get(t.kind, t.kind) for t in tokenize(item)
-                        )
+                        shape = tuple(_SHAPE_KIND.get(t.kind, t.kind) for t in tokenize(item))
+                        shape_of[item] = shape if whole else shape[:1]
                 kinds = {shape_of[item] for item in items}
             if kinds is None or len(kinds) != 1:
                 broken += weight
@@ -144,11 +152,14 @@ def solve_list(
     """The item pattern with the separator and the item repeated, or None.
 
     ``solve_format`` solves the items (FMDV on one format); the list is
-    feasible when it gives one format without optional segments (a pattern
-    the list can repeat as it is), and the item's Σ FPR plus the risk that a
-    later value has more items than the bound is at most r. The repeated
-    unit's hypothesis carries that risk as its FPR, with ``"positions"``
-    evidence: it comes from the corpus's repetition statistics.
+    feasible when it gives one format with no repeated segment (its optional
+    segments become optional parts of the repeated unit,
+    :class:`~autovalidate.solver.dp.SegmentChoice` ``parts``; a repetition
+    inside the repetition would grow the regex as the product of the two
+    bounds), and the item's Σ FPR plus the risk that a later value has more
+    items than the bound is at most r. The repeated unit's hypothesis
+    carries that risk as its FPR, with ``"positions"`` evidence: it comes
+    from the corpus's repetition statistics.
     """
     found = list_items(counts, params.tolerance(method))
     if found is None:
@@ -167,9 +178,14 @@ def solve_list(
     if item_solution is None or len(item_solution.branches) != 1:
         return None
     (branch,) = item_solution.branches
-    if any(s.optional for s in branch):
-        return None
-    item = "".join(s.hypothesis.pattern for s in branch)
+    if any(s.most > 1 for s in branch):
+        return None  # a repeat inside the repeated item: its regex grows as their product
+    parts: list[tuple[str, int]] = [(escape_literal(sep), 0)]
+    for s in branch:  # the separator and the item, required parts joined
+        if not s.most and not parts[-1][1]:
+            parts[-1] = (parts[-1][0] + s.hypothesis.pattern, 0)
+        else:
+            parts.append((s.hypothesis.pattern, s.most))
     most = max(value.count(sep) for value in lists)
     for bound in range(len(REPEAT_BOUNDS)):
         grows = model.repeat_risk(most, bound)
@@ -181,12 +197,13 @@ def solve_list(
     unit = SegmentChoice(
         width,
         width + len(tokenize(sep + items.most_common(1)[0][0])) - 1,
-        Hypothesis(escape_literal(sep) + item, grows, 0, evidence="positions"),
+        Hypothesis(spell_segments(parts), grows, 0, evidence="positions"),
         optional=True,
         repeat=min(repeat_bound(most, bound), MAX_REPEAT),
+        parts=tuple(parts) if len(parts) > 1 else (),  # else one flat pattern
     )
     cut = (*branch, unit)
-    matcher = regex.compile(pattern_regex([(s.hypothesis.pattern, s.most) for s in cut]))
+    matcher = regex.compile(pattern_regex([(s.form, s.most) for s in cut]))
     n = sum(counts.values())
     kept = sum(w for value, w in counts.items() if matcher.fullmatch(value))
     if kept < n * (1.0 - params.tolerance(method)) - 1e-9:

@@ -220,18 +220,13 @@ class Solution:
 
         A multi-format pattern spells its formats as ``(p1)|(p2)``.
         """
-        spelled = [
-            spell_segments([(s.hypothesis.pattern, s.most) for s in branch])
-            for branch in self.branches
-        ]
+        spelled = [spell_segments([(s.form, s.most) for s in branch]) for branch in self.branches]
         return spelled[0] if len(spelled) == 1 else "|".join(f"({p})" for p in spelled)
 
     @property
     def regex(self) -> str:
         """The fully anchored portable regex (see :mod:`autovalidate.patterns.render`)."""
-        return pattern_regex(
-            branches=[[(s.hypothesis.pattern, s.most) for s in b] for b in self.branches]
-        )
+        return pattern_regex(branches=[[(s.form, s.most) for s in b] for b in self.branches])
 
     @property
     def fpr(self) -> float:

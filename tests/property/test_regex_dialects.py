@@ -64,6 +64,11 @@ def cases(vals: list[str], seed: int) -> list[tuple[str, str]]:
         if head and tail:
             out.append((v, pattern_regex([(head[0], 0), (tail[0], rng.randint(1, 4))])))
             out.append((v + v, pattern_regex([(head[0], 0), (head[0], rng.randint(1, 4))])))
+            # a repeated segment with an optional part of its own (a list item's)
+            parts = ((head[0], 0), (tail[0], 1))
+            item = [(head[0], 0), (tail[0], 1)]
+            for value in (v + v, v + rng.choice(vals) + v):
+                out.append((value, pattern_regex([*item, (parts, rng.randint(1, 4))])))
     return out
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
@@ -213,6 +214,115 @@ def test_a_hand_edited_segment_is_refused_naming_its_field(tmp_path, change, nee
     message = str(info.value)
     assert message.startswith(f"{path}: $.checks[0].constraints[0].segments[1]"), message
     assert needle in message and "\n" not in message
+
+
+#: A list of items with an optional part, as the list solver writes it: the repeated
+#: segment has parts of its own, one of them optional.
+NESTED = {
+    **REPEATED,
+    "regex": r"\A(?:T[0-9]{4}(?:\.[0-9]{3})?(?:\; T[0-9]{4}(?:\.[0-9]{3})?){0,2})\z",
+    "pattern": "T<digit>{4}(.<digit>{3})?(; T<digit>{4}(.<digit>{3})?){0,2}",
+    "segments": [
+        {"pattern": "T<digit>{4}", "regex": "T[0-9]{4}", "evidence": "positions"},
+        {"pattern": ".<digit>{3}", "regex": r"\.[0-9]{3}", "optional": True},
+        {
+            "pattern": "; T<digit>{4}(.<digit>{3})?",
+            "regex": r"\; T[0-9]{4}(?:\.[0-9]{3})?",
+            "evidence": "positions",
+            "optional": True,
+            "repeat": 2,
+            "parts": [
+                {"pattern": "; T<digit>{4}", "optional": False},
+                {"pattern": ".<digit>{3}", "optional": True},
+            ],
+        },
+    ],
+}
+
+
+def nested(**part_changes: object) -> dict:
+    """:data:`NESTED` with the optional part of its repeated segment changed by hand."""
+    segments = [dict(s) for s in NESTED["segments"]]
+    segments[2]["parts"] = [dict(p) for p in segments[2]["parts"]]
+    segments[2]["parts"][1].update(part_changes)
+    return {**NESTED, "segments": segments}
+
+
+def test_a_list_whose_items_have_an_optional_part_loads_validates_and_reads(tmp_path):
+    path = tmp_path / "suite.json"
+    path.write_text(json.dumps(suite(NESTED)))
+    (loaded,) = ConstraintSuite.load(path).pattern_constraints()
+    assert loaded.segments[2].parts == (("; T<digit>{4}", 0), (".<digit>{3}", 1))
+    assert loaded.validate(["T1005", "T1565.001; T1078", "T1003.008; T1552.001; T1059"]).passed
+    result = loaded.validate(["T1005", "T1005.01; T1078", "T1005.001.002", "T1; T2; T3; T4"])
+    assert not result.passed and result.n_nonconforming == 3
+    assert loaded.description == (
+        "'T' 4 digits ['.' 3 digits] ['; T' 4 digits ['.' 3 digits]] up to 2 times"
+    )
+    # written again, it is the same file
+    assert PatternConstraint.from_dict(loaded.to_dict()) == loaded
+    assert loaded.to_dict()["segments"][2]["parts"] == NESTED["segments"][2]["parts"]
+
+
+@pytest.mark.parametrize(
+    ("change", "needle"),
+    [
+        ({"repeat": 2}, "parts[1]: Additional properties are not allowed ('repeat'"),
+        ({"optional": "yes"}, "parts[1].optional: must be true or false"),
+        ({"pattern": 3}, "parts[1].pattern: must be a string"),
+        ({"nested": []}, "parts[1]"),
+    ],
+)
+def test_a_hand_edited_part_is_refused_naming_its_field(tmp_path, change, needle):
+    path = tmp_path / "suite.json"
+    path.write_text(json.dumps(suite(nested(**change))))
+    with pytest.raises(ConstraintFormatError) as info:
+        ConstraintSuite.load(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}: $.checks[0].constraints[0].segments[2]"), message
+    assert needle in message and "\n" not in message
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"pattern": ".<digit>{4}"},  # the parts no longer spell the segment's pattern
+        {"pattern": "<nope>{3}"},  # not a pattern of the pattern language
+        {"optional": False},  # the regex is not the parts'
+    ],
+)
+def test_parts_that_disagree_with_their_segment_are_refused(change):
+    with pytest.raises(ConstraintFormatError, match="segment 2"):
+        PatternConstraint.from_dict(nested(**change))
+
+
+def test_a_part_outside_the_pattern_language_is_refused_where_it_spells_its_segment():
+    doc = nested(pattern="<nope>{3}")
+    doc["segments"][2]["pattern"] = "; T<digit>{4}(<nope>{3})?"
+    with pytest.raises(ConstraintFormatError, match="not a pattern of the pattern language"):
+        PatternConstraint.from_dict(doc)
+
+
+def test_a_suggested_list_with_optional_item_parts_loads_again(tmp_path):
+    from autovalidate.pattern_inference import suggest_pattern
+
+    rng = random.Random(5)
+    techniques = [
+        "; ".join(
+            f"T{rng.randint(1001, 1600)}"
+            + (f".{rng.randint(1, 12):03d}" if rng.random() < 0.3 else "")
+            for _ in range(rng.choice([1, 1, 2, 3]))
+        )
+        for _ in range(100)
+    ]
+    constraint = suggest_pattern(techniques, column="techniques")
+    assert constraint is not None and any(s.parts for s in constraint.segments), constraint
+    path = tmp_path / "suite.json"
+    path.write_text(ConstraintSuite.of_patterns([constraint]).to_json())
+    (loaded,) = ConstraintSuite.load(path).pattern_constraints()
+    assert loaded == constraint
+    assert loaded.validate(techniques + ["T1059.002; T1003", "T1190"]).passed
+    assert not loaded.validate(["T1059..002"]).passed
 
 
 def test_the_segment_fields_are_the_solvers():

@@ -116,6 +116,15 @@ COLUMNS: dict[str, Callable[[random.Random, int], str]] = {
         f"{lang}:{r.choice(['0.25', '0.5', '1', '2'])}"
         for lang in r.sample(["en-gb", "fr-fr", "de-de", "es-es", "it-it"], r.randint(1, 4))
     ),
+    "technique lists, some items with a sub-technique": lambda r, i: "; ".join(
+        f"T{r.randint(1001, 1600)}" + (f".{r.randint(1, 12):03d}" if r.random() < 0.3 else "")
+        for _ in range(r.choice([1, 1, 1, 2, 2, 3]))
+    ),
+    "field lists, some fields dotted": lambda r, i: ",".join(
+        r.choice(["host", "user", "event", "source"])
+        + (f".{r.choice(['name', 'id', 'ip', 'type'])}" if r.random() < 0.5 else "")
+        for _ in range(r.randint(1, 4))
+    ),
     "list of hosts, some numbered": lambda r, i: ",".join(
         r.sample(["db", "web01", "web02", "cache", "queue3", "api", "worker12"], r.randint(1, 4))
     ),
