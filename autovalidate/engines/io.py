@@ -9,9 +9,9 @@ pattern validation, the Deequ DuckDB engine and the CLI read data the same way:
   numeric metrics of such columns read them cast to numbers (see
   :attr:`autovalidate.engines.Engine.untyped`). An empty cell is a null, and a
   short row is padded with nulls (a row with extra fields adds columns), so a
-  ragged file keeps its header. A file whose header is one name is not cut at
-  a character of its values that the sniffer, padding rows, took for the
-  delimiter (a column of ``T1190; T1078`` lists).
+  ragged file keeps its header. A file whose header is one name is one
+  column: it is not cut at a character of its values that the sniffer,
+  padding rows, took for the delimiter (a column of ``T1190; T1078`` lists).
 * Parquet files (or globs, or directories of them) are read by ``read_parquet``.
 * pandas DataFrames, pyarrow Tables/RecordBatches and DuckDB relations are
   used as they are.
@@ -152,31 +152,24 @@ def _made_up_columns(path: str, columns: Sequence[str]) -> int:
     return sum(1 for c in columns if _MADE_UP_NAME.fullmatch(c) and c not in header)
 
 
-def _header_delimiter(con: duckdb.DuckDBPyConnection, path: str) -> str | None:
-    """For a file whose header is one name: a delimiter under which it names every column, or None.
+#: ASCII's own field separators, which text does not hold: one of them, absent
+#: from a file, is a delimiter that reads each line as one field.
+_SEPARATORS = ("\x1f", "\x1e", "\x1d", "\x1c")
 
-    With null padding (short rows), DuckDB's sniffer may take for the
-    delimiter a character of the values that the header does not hold: a
-    one-column file of ``T1190; T1078`` lists reads as three columns, the
-    header naming only the first, and every value cut at its first ``;``.
-    Sniffed without null padding, the file is one column of whole values;
-    that delimiter is kept where the header then names every column. A
-    ragged file whose header is short in every dialect keeps its extra
-    columns, as does one whose header holds the delimiter (``a;b``).
+
+def _absent_separator(path: str) -> str | None:
+    """A delimiter the file does not hold, to read a one-column file's lines whole; or None.
+
+    A file whose header is one name has one column, whatever its values
+    hold. With null padding (short rows), DuckDB's sniffer takes for the
+    delimiter a character the values share: a column of ``T1190; T1078``
+    lists or of ``2000A1F3|2000A1F3-<guid>`` keys read as two or three
+    columns, the header naming only the first, and every value cut at its
+    first ``;`` or ``|``, silently. Read with a delimiter the file does not
+    hold, each line is one value (quoted values still unquoted).
     """
-    try:
-        sniffed = con.execute(
-            "SELECT Delimiter FROM sniff_csv(?, null_padding = false)", [path]
-        ).fetchall()
-        if not sniffed:
-            return None
-        delimiter = str(sniffed[0][0])
-        columns = con.read_csv(
-            path, header=True, all_varchar=True, null_padding=True, delimiter=delimiter
-        ).columns
-    except duckdb.Error:
-        return None
-    return None if _made_up_columns(path, columns) else delimiter
+    with open(path, "rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        return next((c for c in _SEPARATORS if data.find(c.encode()) < 0), None)
 
 
 def _has_no_quote_character(path: str) -> bool:
@@ -304,8 +297,9 @@ def to_relation(data: Any, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyRel
                 relation = read(True)
                 made_up = os.path.isfile(text) and _made_up_columns(text, relation.columns)
                 if made_up and len(relation.columns) - made_up == 1:
-                    # the header is one name: the sniffed delimiter is not in it
-                    delimiter = _header_delimiter(con, text)
+                    # the header is one name: the sniffed delimiter is a character of
+                    # the values, not of the file's layout (a one-column file)
+                    delimiter = _absent_separator(text)
                     if delimiter is not None:
                         relation = read(True)
                 if os.path.isfile(text) and _header_has_no_blanks(text):

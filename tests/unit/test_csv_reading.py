@@ -40,7 +40,7 @@ def _columns(path):
         return relation.columns, relation.fetchall()
 
 
-def test_a_one_column_file_of_lists_keeps_its_values_whole(tmp_path):
+def test_a_one_column_file_keeps_its_values_whole(tmp_path):
     """With null padding, the sniffer took the lists' ``;`` for the delimiter: values were cut."""
     path = tmp_path / "techniques.csv"
     values = ["T1558.010", "T1595.001; T1481.004; T1197", "T1554; T1488", "T1016"] * 5
@@ -48,6 +48,15 @@ def test_a_one_column_file_of_lists_keeps_its_values_whole(tmp_path):
     columns, rows = _columns(path)
     assert columns == ["techniques"]
     assert [r[0] for r in rows] == values
+    # composite keys that all hold one "|" (pandas writes them unquoted): not two columns
+    keys = tmp_path / "keys.csv"
+    composite = [f"2000A1F3|2000A1F3-{i:04d}" for i in range(50)]
+    keys.write_text("key\n" + "".join(f"{v}\n" for v in composite))
+    assert _columns(keys) == (["key"], [(v,) for v in composite])
+    # a quoted value is still unquoted
+    quoted = tmp_path / "quoted.csv"
+    quoted.write_text('key\n"a,b"\nc|d\n"e""f"\n')
+    assert _columns(quoted) == (["key"], [("a,b",), ("c|d",), ('e"f',)])
 
 
 def test_a_ragged_file_keeps_the_columns_its_header_names_and_its_extra_fields(tmp_path):
