@@ -158,6 +158,17 @@ def _crlf(f: Files) -> Result:
     return res
 
 
+def _one_column(f: Files) -> Result:
+    keys = [f"2000A1F3;2000A1F3-{i:04d}" for i in range(40)]
+    data = f.csv("keys.csv", "key\n" + "".join(f"{k}\n" for k in keys))
+    res = run("suggest", data, "-c", "key", "-i", f.index, "--json")
+    assert json.loads(res.output)["values"] == len(keys)
+    from autovalidate.engines.io import column_values
+
+    assert column_values(str(data), "key") == keys
+    return res
+
+
 def _null_tokens(f: Files) -> Result:
     data = f.csv("tokens.csv", "a,b\n" + "NULL,1\nN/A,2\n" * 20)
     res = run("suggest", data, "-c", "a", "-i", f.index, "--json")
@@ -322,6 +333,7 @@ CASES: dict[tuple[str, str], Callable[[Files], Result]] = {
     ("a 1 MB cell", "suggest --column"): _big_cell,
     ("NUL bytes in a cell", "validate"): _nul,
     ("CRLF line ends", "suggest --column"): _crlf,
+    ("one-column file whose values share a `;`", "suggest --column"): _one_column,
     ("all-null column", "suggest --column"): lambda f: run(
         "suggest", f.csv("nulls.csv", "a,b\n,1\n,2\n"), "-c", "a", "-i", f.index
     ),
