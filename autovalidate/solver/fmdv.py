@@ -50,6 +50,7 @@ from autovalidate.index.generalization import (
     GeneralizationStats,
 )
 from autovalidate.index.stats import PatternStats
+from autovalidate.patterns.render import re2_compiles
 from autovalidate.patterns.tokens import tokenize
 from autovalidate.solver.alignment import Alignment, align
 from autovalidate.solver.dp import (
@@ -130,6 +131,9 @@ def solve(
         solution: one branch per format.
         Its ``+`` runs are then bounded from below where the corpus justifies
         it (``params.max_shortfall``, :func:`~autovalidate.solver.lengths.bound_runs`).
+        A solution whose regex RE2 would not compile (a long list's bound
+        copying its item past RE2's limits,
+        :func:`~autovalidate.patterns.render.re2_compiles`) is none.
 
     Raises
     ------
@@ -153,26 +157,42 @@ def solve(
     # object of the caller's process too, which in a process holding much data
     # (AV-bench holds the lake's test values) cost as much as the solve itself
     with no_cyclic_gc():
-        solution = _solve_format(counts, order, index, method, params, trace)
+        solution = _runnable(_solve_format(counts, order, index, method, params, trace))
         model = generalization_model(index, params)
         if solution is None and model is not None and vertical_cuts(method):
             # before the disjunction, which would take each list length for a format
-            solution = solve_list(
-                counts,
-                order,
-                lambda c, o: _solve_format(c, o, index, method, params),
-                model,
-                params,
-                method,
+            solution = _runnable(
+                solve_list(
+                    counts,
+                    order,
+                    lambda c, o: _solve_format(c, o, index, method, params),
+                    model,
+                    params,
+                    method,
+                )
             )
         if solution is None and params.max_branches >= 2:
-            solution = _solve_formats(counts, order, index, method, params)
+            solution = _runnable(_solve_formats(counts, order, index, method, params))
         if solution is None or params.max_shortfall <= 0:
             return solution
         bounded = bound_runs(
             solution.branches, list(counts), index, params.max_fpr, params.max_shortfall
         )
-        return dataclasses.replace(solution, branches=bounded)
+        return _runnable(dataclasses.replace(solution, branches=bounded)) or solution
+
+
+def _runnable(solution: Solution | None) -> Solution | None:
+    """The solution where every engine can run its regex, else None.
+
+    A repeated segment's bound comes from the corpus's repetition statistics
+    (up to 10k + 9 for lists of k items) and may copy its item past what RE2
+    (DuckDB) compiles (:func:`~autovalidate.patterns.render.re2_compiles`): a
+    rule no local validation could run is no rule.
+    """
+    if solution is None:
+        return None
+    forms = [[(s.form, s.most) for s in branch] for branch in solution.branches]
+    return solution if re2_compiles(branches=forms) else None
 
 
 def _format_key(value: str) -> str:

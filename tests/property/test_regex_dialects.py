@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from autovalidate.metrics.expressions import anchored_regex
 from autovalidate.patterns.hierarchy import options
-from autovalidate.patterns.render import bounded_pattern, pattern_regex
+from autovalidate.patterns.render import bounded_pattern, pattern_regex, re2_compiles
 from autovalidate.patterns.tokens import tokenize
 
 ALPHABET = (
@@ -152,3 +152,38 @@ def test_anchoring_wraps_what_it_cannot_prove_anchored(pattern, wrapped):
         assert (regex.search(got, v) is not None) == (
             regex.fullmatch(r"(?:" + pattern + r")", v) is not None
         ), (pattern, v)
+
+
+_ELEMENTS = st.sampled_from(
+    ["<letter>", "<upper>", "<lower>", "<alphanum>", "<digit>", "<hex-lower>", "-", ".", "é"]
+)
+_QUANTIFIERS = st.sampled_from(["+", "{1}", "{2}", "{3,}", "{4}", "{8}"])
+
+
+@st.composite
+def _cuts(draw: st.DrawFn) -> list[tuple[object, int]]:
+    """A cut of 1-3 segments, one maybe repeated up to 1,000 times or with optional parts."""
+
+    def pattern() -> str:
+        out = ""
+        for _ in range(draw(st.integers(1, 3))):
+            el = draw(_ELEMENTS)
+            out += el + draw(_QUANTIFIERS) if el.startswith("<") else el
+        return out
+
+    cut: list[tuple[object, int]] = [(pattern(), 0)]
+    for _ in range(draw(st.integers(0, 2))):
+        most = draw(st.sampled_from([1, 2, 9, 29, 69, 150, 250, 300, 400, 760, 1000]))
+        nested = draw(st.booleans())
+        cut.append((((pattern(), 0), (pattern(), 1)) if nested else pattern(), most))
+    return cut
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_cuts())
+def test_what_the_re2_count_accepts_duckdb_compiles(cut):
+    """The count is conservative: a pattern it accepts, DuckDB's RE2 compiles."""
+    if not re2_compiles(cut):
+        return
+    rx = pattern_regex(cut)
+    duckdb.connect().execute("SELECT regexp_full_match('', ?)", [rx]).fetchall()

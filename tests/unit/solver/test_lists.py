@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import duckdb
 import pytest
 import regex
 from hypothesis import given, settings
@@ -254,3 +255,21 @@ def test_items_with_an_optional_part_are_a_list_of_one_item_format():
         assert regex.fullmatch(solution.regex, later), later
     for drifted in ("T1059.; T1003", "T1059..002", "T1059;T1003", "T1059; ; T1003"):
         assert not regex.fullmatch(solution.regex, drifted), drifted
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        lambda rng: "".join(rng.choice("abcdeFGHIJ") for _ in range(rng.randint(2, 6))),
+        lambda rng: f"{rng.randint(0, 9999):04d}",
+    ],
+    ids=["words of both cases", "four digits"],
+)
+def test_a_long_list_gets_no_rule_that_duckdb_cannot_compile(item):
+    """Lists of 200-480 items: the bound copies the item past RE2's limits (size, 1,000)."""
+    rng = random.Random(4)
+    train = [",".join(item(rng) for _ in range(rng.randint(200, 480))) for _ in range(40)]
+    with autovalidate.open_default_index() as index:
+        solution = solve(train, index, method="fmdv-vh")
+    if solution is not None:  # a rule, then one DuckDB runs
+        duckdb.connect().execute("SELECT regexp_full_match('', ?)", [solution.regex]).fetchall()
