@@ -207,12 +207,17 @@ def test_a_suggested_constraint_with_a_repeated_segment_loads_again(tmp_path):
     ],
 )
 def test_a_hand_edited_segment_is_refused_naming_its_field(tmp_path, change, needle):
+    _refused_naming(tmp_path, repeated(**change), "segments[1]", needle)
+
+
+def _refused_naming(tmp_path, constraint_doc: dict, where: str, needle: str) -> None:
+    """Loading a suite of ``constraint_doc`` fails with one line naming ``where`` and ``needle``."""
     path = tmp_path / "suite.json"
-    path.write_text(json.dumps(suite(repeated(**change))))
+    path.write_text(json.dumps(suite(constraint_doc)))
     with pytest.raises(ConstraintFormatError) as info:
         ConstraintSuite.load(path)
     message = str(info.value)
-    assert message.startswith(f"{path}: $.checks[0].constraints[0].segments[1]"), message
+    assert message.startswith(f"{path}: $.checks[0].constraints[0].{where}"), message
     assert needle in message and "\n" not in message
 
 
@@ -274,13 +279,7 @@ def test_a_list_whose_items_have_an_optional_part_loads_validates_and_reads(tmp_
     ],
 )
 def test_a_hand_edited_part_is_refused_naming_its_field(tmp_path, change, needle):
-    path = tmp_path / "suite.json"
-    path.write_text(json.dumps(suite(nested(**change))))
-    with pytest.raises(ConstraintFormatError) as info:
-        ConstraintSuite.load(path)
-    message = str(info.value)
-    assert message.startswith(f"{path}: $.checks[0].constraints[0].segments[2]"), message
-    assert needle in message and "\n" not in message
+    _refused_naming(tmp_path, nested(**change), "segments[2]", needle)
 
 
 @pytest.mark.parametrize(
