@@ -61,7 +61,10 @@ def list_items(values: Counter[str], tolerance: float = 0.0) -> tuple[str, Count
     comma of ``en-gb:0.25,fr-fr:0.5``, not its hyphen, whose items hold
     commas. Where no candidate's items have one shape, the items need only
     share their first token's kind (``T1190`` and ``T1565.001``: a list whose
-    items have an optional part, which the items' own FMDV then decides).
+    items have an optional part, which the items' own FMDV then decides),
+    where some value holds items of two shapes (``T1005; T1565.001``): values
+    each of one item shape are formats of their own (``2024-01-02`` beside
+    ``1/2/2024`` is two date formats, not a list split at ``-``).
 
     ``tolerance`` (θ of a horizontal-cut method, a fraction in [0, 1)) is
     the weight share of values that may break these conditions, as a
@@ -82,6 +85,7 @@ def _list_items(
     allowed = total * tolerance + 1e-9
     symbols = {c for value in values for c in value if not c.isalnum() and not c.isspace()}
     shape_of: dict[str, tuple[str, ...]] = {}  # an item's token kinds, for every candidate
+    whole_of: dict[str, tuple[str, ...]] = {}  # its whole shape
     best: tuple[int, str, Counter[str]] | None = None
     for char in sorted(symbols):
         if len({value.count(char) for value in values}) < 2:
@@ -90,6 +94,7 @@ def _list_items(
         shapes: dict[str, tuple[str, ...]] = {}  # a list's one item shape
         by_shape: Counter[tuple[str, ...]] = Counter()
         broken = 0
+        mixed = whole  # one list holds items of two whole shapes: they are one item format
         for value, weight in values.items():
             items = value.split(sep)
             kinds = None
@@ -99,8 +104,10 @@ def _list_items(
                 for item in items:
                     if item not in shape_of:
                         shape = tuple(_SHAPE_KIND.get(t.kind, t.kind) for t in tokenize(item))
+                        whole_of[item] = shape
                         shape_of[item] = shape if whole else shape[:1]
                 kinds = {shape_of[item] for item in items}
+                mixed = mixed or len({whole_of[item] for item in items}) > 1
             if kinds is None or len(kinds) != 1:
                 broken += weight
                 if broken > allowed:
@@ -108,8 +115,8 @@ def _list_items(
                 continue
             shapes[value] = kinds.pop()
             by_shape[shapes[value]] += weight
-        if broken > allowed or not by_shape:
-            continue
+        if broken > allowed or not by_shape or not mixed:
+            continue  # (unmixed: each value's items of one shape, ISO and US dates)
         shape = by_shape.most_common(1)[0][0]
         fitting = Counter({v: values[v] for v, kind in shapes.items() if kind == shape})
         if total - sum(fitting.values()) > allowed:

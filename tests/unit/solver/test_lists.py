@@ -166,6 +166,10 @@ def test_a_horizontal_cut_method_leaves_theta_of_broken_lists_non_conforming(lis
     assert v is None or not any(s.repeat > 1 for s in v.segments)
 
 
+def _item_shapes(value: str, sep: str) -> set[tuple[str, ...]]:
+    return {tuple(_SHAPE_KIND.get(t.kind, t.kind) for t in tokenize(i)) for i in value.split(sep)}
+
+
 def _strict_separator(values: Counter[str]) -> str | None:
     """The list rule with no tolerance, written out plainly: every value must keep the list.
 
@@ -187,6 +191,9 @@ def _plain_separator(values: Counter[str], whole: bool) -> str | None:
             continue
         shapes = {tuple(_SHAPE_KIND.get(t.kind, t.kind) for t in tokenize(item)) for item in items}
         if len({shape if whole else shape[:1] for shape in shapes}) != 1:
+            continue
+
+        if not whole and not any(len(_item_shapes(v, sep)) > 1 for v in values):
             continue
         key = (-sum(v.count(sep) for v in values), sep)
         best = key if best is None or key < best else best
@@ -234,6 +241,9 @@ def test_items_with_an_optional_part_are_a_list_of_one_item_format():
     # T1190 beside T1565.001: no separator's items have one whole shape; they share a first kind
     techniques = Counter(["T1190; T1565.001", "T1078", "T1003.008; T1552.001; T1059"])
     assert list_separator(techniques) == "; "
+    # unless one list holds both shapes, each value is a format: two date formats, not a list
+    assert list_separator(Counter(["2024-01-02", "1/2/2024", "2024-11-28", "12/3/2024"])) is None
+    assert list_separator(Counter(["T1190; T1078", "T1565.001", "T1003.008"])) is None
     # the sub-technique is an optional part of the repeated unit (the default index: a
     # small corpus has no evidence for these items)
     rng = random.Random(11)
