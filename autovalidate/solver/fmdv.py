@@ -191,8 +191,7 @@ def _runnable(solution: Solution | None) -> Solution | None:
     """
     if solution is None:
         return None
-    forms = [[(s.form, s.most) for s in branch] for branch in solution.branches]
-    return solution if re2_compiles(branches=forms) else None
+    return solution if re2_compiles(branches=solution.forms) else None
 
 
 def _format_key(value: str) -> str:

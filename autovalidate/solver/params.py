@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from autovalidate.errors import ParameterError
 from autovalidate.patterns.enumeration import MAX_TAU
-from autovalidate.patterns.render import pattern_regex, spell_segments
+from autovalidate.patterns.render import Segments, pattern_regex, spell_segments
 from autovalidate.solver.dp import SegmentChoice
 from autovalidate.solver.lengths import DEFAULT_MAX_SHORTFALL
 from autovalidate.solver.lookup import PatternLookup
@@ -220,13 +220,18 @@ class Solution:
 
         A multi-format pattern spells its formats as ``(p1)|(p2)``.
         """
-        spelled = [spell_segments([(s.form, s.most) for s in branch]) for branch in self.branches]
+        spelled = [spell_segments(branch) for branch in self.forms]
         return spelled[0] if len(spelled) == 1 else "|".join(f"({p})" for p in spelled)
 
     @property
     def regex(self) -> str:
         """The fully anchored portable regex (see :mod:`autovalidate.patterns.render`)."""
-        return pattern_regex(branches=[[(s.form, s.most) for s in b] for b in self.branches])
+        return pattern_regex(branches=self.forms)
+
+    @property
+    def forms(self) -> list[Segments]:
+        """Each branch as ``(form, most)`` segments (a render ``Segments``)."""
+        return [[(s.form, s.most) for s in branch] for branch in self.branches]
 
     @property
     def fpr(self) -> float:
