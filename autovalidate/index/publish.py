@@ -179,6 +179,11 @@ def open_version(path: str | os.PathLike[str], *, attempts: int = 100) -> IndexL
     raise IndexNotFoundError(str(out), f"{out}: the index kept changing while it was opened")
 
 
+#: Staging directories :func:`staging_dir` makes before it gives up: between making
+#: one and locking it, another process's :func:`recover` may remove it.
+_STAGING_TRIES = 10
+
+
 def staging_dir(out: Path) -> tuple[Path, int]:
     """A new staging directory beside ``out`` (``.NAME.tmp-*``), locked by this process.
 
@@ -186,13 +191,30 @@ def staging_dir(out: Path) -> tuple[Path, int]:
     -------
     tuple
         The directory and the descriptor holding its lock: close it when done.
-        While it is held, :func:`recover` leaves the directory alone.
+        While it is held, :func:`recover` leaves the directory alone; one that
+        a concurrent recover removed before the lock was taken is replaced.
+
+    Raises
+    ------
+    OSError
+        If the directory cannot be made, or :data:`_STAGING_TRIES` in a row
+        were removed before their lock.
     """
     out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
-    fd = os.open(staging, os.O_RDONLY | os.O_DIRECTORY)
-    _lock(fd, exclusive=True, wait=True)
-    return staging, fd
+    for _ in range(_STAGING_TRIES):
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+        try:
+            fd = os.open(staging, os.O_RDONLY | os.O_DIRECTORY)
+        except FileNotFoundError:
+            continue  # a concurrent recover took it for a killed publisher's, unlocked
+        _lock(fd, exclusive=True, wait=True)
+        try:
+            if os.stat(staging).st_ino == os.fstat(fd).st_ino:
+                return staging, fd
+        except FileNotFoundError:
+            pass  # renamed away by a recover that locked it first
+        os.close(fd)
+    raise FileNotFoundError(f"{out.parent}: every staging directory was removed before its lock")
 
 
 @contextlib.contextmanager
