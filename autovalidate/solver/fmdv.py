@@ -81,6 +81,7 @@ from autovalidate.solver.positions import (
     position_choices,
     repetitions,
     shape_risk,
+    width_admitted,
 )
 from autovalidate.solver.search import Hypothesis, SegmentSpace, search
 from autovalidate.solver.variants import Row, Variant, group_rows, no_cyclic_gc, retained_sets
@@ -373,7 +374,10 @@ def _segmentation(
       its segments; in a value of more than one token a segment's best is
       the most specific pattern within the slack of its least FPR_T
       (:meth:`~autovalidate.solver.search.SegmentSpace.best`), as the cut is
-      the most specific within the slack of the least Σ FPR_T;
+      the most specific within the slack of the least Σ FPR_T; with position
+      statistics, a pattern fixing a width (or a constant) where the training
+      shows at most 3 texts is feasible only if the corpus's positions kept
+      such widths (:func:`width_admitted`);
     * with position statistics (``model``), a cut of parts priced by
       positions (:func:`position_choices`), its first segment carrying the
       retained set's shape risk (:func:`shape_risk`), whose total is within
@@ -399,12 +403,14 @@ def _segmentation(
     """
     corpus: list[SegmentChoice] = []
     for (s, e), (space, optional) in variant.segments.items():
+        texts = variant.texts[(s, e)]
         best = space.best(
             max_fpr=params.max_fpr,
             min_cov=max(1, params.min_cov),
             objective=params.objective,
             # a segment's share of the cut's budget: the slack of the cut's own choice
             slack=params.fpr_slack if variant.width > 1 else math.inf,
+            admit=None if model is None else width_admitted(space, texts, model, params),
         )
         if best is not None:
             corpus.append(SegmentChoice(s, e, best, optional))

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
+from collections.abc import Callable
 from typing import Any, cast
 
 from autovalidate.index.generalization import (
     REPEAT_BOUNDS,
     GeneralizationStats,
+    option_class,
     repeat_bound,
 )
 from autovalidate.patterns.hierarchy import escape_literal
@@ -28,7 +30,13 @@ from autovalidate.solver.params import SolverParams
 from autovalidate.solver.search import Hypothesis, SegmentSpace, position_slot
 from autovalidate.solver.variants import Variant
 
-__all__ = ["generalization_model", "position_choices", "repetitions", "shape_risk"]
+__all__ = [
+    "generalization_model",
+    "position_choices",
+    "repetitions",
+    "shape_risk",
+    "width_admitted",
+]
 
 
 def repetitions(
@@ -193,6 +201,48 @@ def position_choices(
         SegmentChoice(start, end, Hypothesis(p, risk, 0, level, evidence="positions"), True)
         for p, risk, level in front
     ]
+
+
+def width_admitted(
+    space: SegmentSpace,
+    texts: tuple[frozenset[Token], ...],
+    model: GeneralizationStats,
+    params: SolverParams,
+) -> Callable[[str], bool]:
+    """Whether a corpus pattern of a segment fixes only widths its training texts can vouch for.
+
+    FPR_T (Eq. 4) is the impurity of a pattern over the corpus columns it
+    covers, whatever their diversity, so the paper's cut keeps ``<digit>{1}``
+    for the first octet of IP addresses whose training tenth starts ``1.``:
+    corpus columns where ``<digit>{1}.<digit>+.<digit>+.<digit>+`` is evidence
+    are version numbers, pure under it. Where the training values show at most
+    3 texts at a position (:func:`~autovalidate.index.generalization.diversity_stratum`
+    1 or 2-3), they cannot tell a fixed width from a free one; the position
+    statistics can (issue 29, item 3): a pattern is admitted only if each
+    such position's fixed width or constant breaks later at most
+    ``max_position_risk`` of the time in the corpus
+    (:meth:`~autovalidate.index.generalization.GeneralizationStats.position_risk`).
+    Beyond the paper.
+    """
+
+    def admitted(pattern: str) -> bool:
+        for tokens, option in zip(texts, space.options(pattern), strict=True):
+            if len(tokens) > _FEW_TEXTS or all(t.kind == "S" for t in tokens):
+                continue
+            only = next(iter(tokens))
+            constant = len(tokens) == 1 and option == escape_literal(only.text)
+            klass, width = option_class(option, constant)
+            if klass != "constant" and not width:
+                continue  # a free width
+            if _position_risk(tokens, option, constant, model) > params.max_position_risk:
+                return False
+        return True
+
+    return admitted
+
+
+#: The most distinct training texts at a position that cannot vouch for its width.
+_FEW_TEXTS = 3
 
 
 def _position_pricing(

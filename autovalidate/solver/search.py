@@ -263,8 +263,23 @@ class SegmentSpace:
             for flag in ("free", "freeable")
         }
 
+    def options(self, pattern: str) -> tuple[str, ...]:
+        """A found pattern's option at each slot, first slot first."""
+        out, rest = [], self.node[pattern]
+        for slot in reversed(self.slots):  # the last slot varies fastest
+            names = slot.coded.names
+            rest, digit = divmod(rest, len(names))
+            out.append(names[digit])
+        return tuple(reversed(out))
+
     def best(
-        self, *, max_fpr: float, min_cov: int, objective: str = "fpr", slack: float = math.inf
+        self,
+        *,
+        max_fpr: float,
+        min_cov: int,
+        objective: str = "fpr",
+        slack: float = math.inf,
+        admit: Callable[[str], bool] | None = None,
     ) -> Hypothesis | None:
         """The best feasible pattern (FPR_T ≤ r, Cov_T ≥ m).
 
@@ -285,11 +300,12 @@ class SegmentSpace:
         segment's most specific pattern at nearly r would spend the whole
         budget on what a pattern within ε of the least buys (a year kept as
         the constant ``2024`` at 0.14 beside ``<digit>{4}`` at 0.02).
+        ``admit``: where given, only the patterns it admits are feasible.
         """
         feasible = [
             Hypothesis(p, st.fpr, st.cov, self.level[p])
             for p, st in self.found.items()
-            if st.cov >= min_cov and st.fpr <= max_fpr
+            if st.cov >= min_cov and st.fpr <= max_fpr and (admit is None or admit(p))
         ]
         if not feasible:
             return None

@@ -93,6 +93,37 @@ def test_a_width_shown_by_one_repeated_text_is_not_fixed_where_the_corpus_saw_it
         assert not regex.fullmatch(solution.regex, "2000A1F3-2000A1F3|000031")
 
 
+def _versions(rng: random.Random) -> list[str]:
+    """Four-part version numbers, their first part always one digit."""
+    return [".".join(str(rng.randint(0, 60 if k else 9)) for k in range(4)) for _ in range(200)]
+
+
+def _sorted_addresses(rng: random.Random) -> list[str]:
+    """IPv4 addresses in address order: a first tenth of one-digit first octets, then two."""
+    return [
+        f"{8 + i // 15}.{rng.randint(0, 255)}.{rng.randint(0, 255)}.{rng.randint(1, 254)}"
+        for i in range(200)
+    ]
+
+
+def test_a_width_the_training_shows_one_text_of_is_not_fixed_by_corpus_columns_alone(tmp_path):
+    # corpus: version numbers (pure under <digit>{1}.<digit>+.<digit>+.<digit>+, so the
+    # paper's cut keeps the one-digit first part) and sorted addresses, whose one-digit
+    # first octets grew to two digits after their first tenth
+    rng = random.Random(5)
+    columns = [_versions(rng) for _ in range(40)] + [_sorted_addresses(rng) for _ in range(40)]
+    columns += [_numbers(rng) for _ in range(20)]
+    train = [f"{1 + i // 50}.{rng.randint(0, 255)}.{rng.randint(0, 255)}.0" for i in range(100)]
+    with _index(tmp_path, columns) as index:
+        solution = solve(train, index, method="fmdv-vh")
+        # the position statistics are what decide it: without them the width stays
+        paper = solve(train, index, method="fmdv-vh", params=SolverParams(generalize=False))
+    assert solution is not None
+    assert regex.fullmatch(solution.regex, "12.3.4.5")  # a later address
+    assert not regex.fullmatch(solution.regex, "1.2.3")
+    assert paper is not None and paper.pattern.startswith("<digit>{1}."), paper
+
+
 def _ids(rng: random.Random) -> list[str]:
     """Underscore-joined names whose later values have more parts than the first tenth's."""
     words = [
