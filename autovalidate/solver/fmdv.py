@@ -403,14 +403,16 @@ def _segmentation(
     """
     corpus: list[SegmentChoice] = []
     for (s, e), (space, optional) in variant.segments.items():
-        texts = variant.texts[(s, e)]
+        admit = None
+        if model is not None:
+            admit = width_admitted(space, variant.texts[(s, e)], model, params)
         best = space.best(
             max_fpr=params.max_fpr,
             min_cov=max(1, params.min_cov),
             objective=params.objective,
             # a segment's share of the cut's budget: the slack of the cut's own choice
             slack=params.fpr_slack if variant.width > 1 else math.inf,
-            admit=None if model is None else width_admitted(space, texts, model, params),
+            admit=admit,
         )
         if best is not None:
             corpus.append(SegmentChoice(s, e, best, optional))

@@ -208,7 +208,7 @@ def width_admitted(
     texts: tuple[frozenset[Token], ...],
     model: GeneralizationStats,
     params: SolverParams,
-) -> Callable[[str], bool]:
+) -> Callable[[str], bool] | None:
     """Whether a corpus pattern of a segment fixes only widths its training texts can vouch for.
 
     FPR_T (Eq. 4) is the impurity of a pattern over the corpus columns it
@@ -222,23 +222,24 @@ def width_admitted(
     such position's fixed width or constant breaks later at most
     ``max_position_risk`` of the time in the corpus
     (:meth:`~autovalidate.index.generalization.GeneralizationStats.position_risk`).
-    Beyond the paper.
+    None where every pattern of the space is admitted. Beyond the paper.
     """
-
-    def admitted(pattern: str) -> bool:
-        for tokens, option in zip(texts, space.options(pattern), strict=True):
-            if len(tokens) > _FEW_TEXTS or all(t.kind == "S" for t in tokens):
-                continue
-            only = next(iter(tokens))
+    refused: dict[int, frozenset[str]] = {}
+    for i, (tokens, slot) in enumerate(zip(texts, space.slots, strict=True)):
+        if len(tokens) > _FEW_TEXTS or all(t.kind == "S" for t in tokens):
+            continue
+        only = next(iter(tokens))
+        out = set()
+        for option in slot.options:
             constant = len(tokens) == 1 and option == escape_literal(only.text)
             klass, width = option_class(option, constant)
             if klass != "constant" and not width:
                 continue  # a free width
             if _position_risk(tokens, option, constant, model) > params.max_position_risk:
-                return False
-        return True
-
-    return admitted
+                out.add(option)
+        if out:
+            refused[i] = frozenset(out)
+    return space.avoiding(refused) if refused else None
 
 
 #: The most distinct training texts at a position that cannot vouch for its width.

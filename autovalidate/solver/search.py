@@ -263,14 +263,22 @@ class SegmentSpace:
             for flag in ("free", "freeable")
         }
 
-    def options(self, pattern: str) -> tuple[str, ...]:
-        """A found pattern's option at each slot, first slot first."""
-        out, rest = [], self.node[pattern]
-        for slot in reversed(self.slots):  # the last slot varies fastest
-            names = slot.coded.names
-            rest, digit = divmod(rest, len(names))
-            out.append(names[digit])
-        return tuple(reversed(out))
+    def avoiding(self, refused: dict[int, frozenset[str]]) -> Callable[[str], bool]:
+        """A predicate: whether a found pattern avoids the ``refused`` options (slot -> options)."""
+        checks: list[tuple[int, int, frozenset[int]]] = []
+        stride = 1
+        for i in reversed(range(len(self.slots))):  # the last slot varies fastest
+            names = self.slots[i].coded.names
+            if refused.get(i):
+                digits = frozenset(d for d, o in enumerate(names) if o in refused[i])
+                checks.append((stride, len(names), digits))
+            stride *= len(names)
+
+        def avoids(pattern: str) -> bool:
+            node = self.node[pattern]
+            return all(node // step % radix not in digits for step, radix, digits in checks)
+
+        return avoids
 
     def best(
         self,
