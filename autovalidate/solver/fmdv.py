@@ -51,7 +51,7 @@ from autovalidate.index.generalization import (
 )
 from autovalidate.index.stats import PatternStats
 from autovalidate.patterns.render import re2_compiles
-from autovalidate.patterns.tokens import tokenize
+from autovalidate.patterns.tokens import Token, tokenize
 from autovalidate.solver.alignment import Alignment, align
 from autovalidate.solver.dp import (
     SegmentChoice,
@@ -402,10 +402,11 @@ def _segmentation(
     and diversity, learned from the corpus's records (issue 29, item 2).
     """
     corpus: list[SegmentChoice] = []
+    refusals: dict[frozenset[Token], frozenset[str]] = {}
     for (s, e), (space, optional) in variant.segments.items():
         admit = None
         if model is not None:
-            admit = width_admitted(space, variant.texts[(s, e)], model, params)
+            admit = width_admitted(space, variant.texts[(s, e)], model, params, refusals)
         best = space.best(
             max_fpr=params.max_fpr,
             min_cov=max(1, params.min_cov),

@@ -208,6 +208,7 @@ def width_admitted(
     texts: tuple[frozenset[Token], ...],
     model: GeneralizationStats,
     params: SolverParams,
+    memo: dict[frozenset[Token], frozenset[str]],
 ) -> Callable[[str], bool] | None:
     """Whether a corpus pattern of a segment fixes only widths its training texts can vouch for.
 
@@ -222,24 +223,37 @@ def width_admitted(
     such position's fixed width or constant breaks later at most
     ``max_position_risk`` of the time in the corpus
     (:meth:`~autovalidate.index.generalization.GeneralizationStats.position_risk`).
-    None where every pattern of the space is admitted. Beyond the paper.
+    None where every pattern of the space is admitted. ``memo``: the refused
+    options of a position's tokens, shared by the segments of a retained set
+    (a position lies in many). Beyond the paper.
     """
     refused: dict[int, frozenset[str]] = {}
     for i, (tokens, slot) in enumerate(zip(texts, space.slots, strict=True)):
-        if len(tokens) > _FEW_TEXTS or all(t.kind == "S" for t in tokens):
+        if len(tokens) > _FEW_TEXTS:
             continue
-        only = next(iter(tokens))
-        out = set()
-        for option in slot.options:
-            constant = len(tokens) == 1 and option == escape_literal(only.text)
-            klass, width = option_class(option, constant)
-            if klass != "constant" and not width:
-                continue  # a free width
-            if _position_risk(tokens, option, constant, model) > params.max_position_risk:
-                out.add(option)
-        if out:
-            refused[i] = frozenset(out)
+        if tokens not in memo:
+            memo[tokens] = _refused_widths(tokens, slot.options, model, params.max_position_risk)
+        if memo[tokens]:
+            refused[i] = memo[tokens]
     return space.avoiding(refused) if refused else None
+
+
+def _refused_widths(
+    tokens: frozenset[Token], options: frozenset[str], model: GeneralizationStats, budget: float
+) -> frozenset[str]:
+    """The options fixing a width (or a constant) at these tokens' position beyond ``budget``."""
+    if all(t.kind == "S" for t in tokens):
+        return frozenset()
+    only = next(iter(tokens))
+    out = set()
+    for option in options:
+        constant = len(tokens) == 1 and option == escape_literal(only.text)
+        klass, width = option_class(option, constant)
+        if (klass == "constant" or width) and _position_risk(
+            tokens, option, constant, model
+        ) > budget:
+            out.add(option)
+    return frozenset(out)
 
 
 #: The most distinct training texts at a position that cannot vouch for its width.
