@@ -265,20 +265,26 @@ class SegmentSpace:
 
     def avoiding(self, refused: dict[int, frozenset[str]]) -> Callable[[str], bool]:
         """A predicate: whether a found pattern avoids the ``refused`` options (slot -> options)."""
-        checks: list[tuple[int, int, frozenset[int]]] = []
-        stride = 1
-        for i in reversed(range(len(self.slots))):  # the last slot varies fastest
+        checks = []
+        for i, options in refused.items():
             names = self.slots[i].coded.names
-            if refused.get(i):
-                digits = frozenset(d for d, o in enumerate(names) if o in refused[i])
-                checks.append((stride, len(names), digits))
-            stride *= len(names)
+            digits = frozenset(d for d, o in enumerate(names) if o in options)
+            checks.append((self._strides[i], len(names), digits))
 
         def avoids(pattern: str) -> bool:
             node = self.node[pattern]
             return all(node // step % radix not in digits for step, radix, digits in checks)
 
         return avoids
+
+    @functools.cached_property
+    def _strides(self) -> tuple[int, ...]:
+        """Per slot, the node step of its next option (the last slot varies fastest)."""
+        strides, step = [], 1
+        for slot in reversed(self.slots):
+            strides.append(step)
+            step *= len(slot.options)
+        return tuple(reversed(strides))
 
     def best(
         self,
