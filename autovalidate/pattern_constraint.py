@@ -66,6 +66,7 @@ from autovalidate.patterns.render import (
     spell_form,
     spell_segments,
 )
+from autovalidate.portable_regex import re2_error
 from autovalidate.schemas import PATTERN_CONSTRAINT_SCHEMA, check_document
 from autovalidate.wording import counted
 
@@ -484,8 +485,10 @@ class PatternConstraint:
             If the kind, version or a field is wrong (its type or range, see
             :data:`~autovalidate.schemas.PATTERN_CONSTRAINT_SCHEMA`; the
             message names the field), the regex is not the one the
-            constraint's pattern renders to (:func:`rendered_regex`), or the
-            verdict fields do not match the ``digest`` (:func:`verdict_digest`).
+            constraint's pattern renders to (:func:`rendered_regex`), RE2 does
+            not compile it (:func:`~autovalidate.portable_regex.re2_error`: a
+            repetition raised past RE2's limits), or the verdict fields do not
+            match the ``digest`` (:func:`verdict_digest`).
         """
         if not isinstance(data, dict) or data.get("kind") != CONSTRAINT_KIND:
             raise ConstraintFormatError(f"not a {CONSTRAINT_KIND} constraint")
@@ -522,6 +525,13 @@ class PatternConstraint:
                 f"regex {constraint.regex!r} is not the one pattern {constraint.pattern} "
                 f"renders to ({rendered!r}): the constraint was edited by hand or written by "
                 "another pattern language; suggest it again"
+            )
+        error = re2_error(constraint.regex)
+        if error is not None:
+            raise ConstraintFormatError(
+                f"regex of pattern {constraint.pattern} does not compile in RE2, which "
+                f"validates it on DuckDB ({error}): the constraint was edited by hand; "
+                "suggest it again"
             )
         return constraint
 

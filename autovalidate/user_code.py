@@ -42,6 +42,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from autovalidate.portable_regex import re2_error
+
 __all__ = [
     "CUSTOM_SQL_TABLE",
     "check_sql_expression",
@@ -256,19 +258,6 @@ def custom_sql_on(text: str, table: str, dialect: str) -> str:
     )
 
 
-def _re2_error(regex: str) -> str | None:
-    import re2
-
-    options = re2.Options()
-    options.log_errors = False  # RE2 logs to stderr itself otherwise
-    try:
-        re2.compile(regex, options)
-    except re2.error as exc:
-        detail = exc.args[0] if exc.args else exc
-        return detail.decode() if isinstance(detail, bytes) else str(detail)
-    return None
-
-
 def _skip_escape(regex: str, i: int) -> int:
     r"""The index after the escape at ``regex[i] == "\\"`` (``\Q...\E``, ``\p{..}``, ``\x{..}``)."""
     nxt = regex[i + 1 : i + 2]
@@ -409,7 +398,7 @@ def check_user_regex(regex: object, what: str) -> None:
 
     if not isinstance(regex, str):
         raise UnsafeInputError(what, f"a regex must be a string, not {type(regex).__name__}")
-    error = _re2_error(regex)
+    error = re2_error(regex)
     if error is not None:
         raise UnsafeInputError(
             what,

@@ -45,7 +45,6 @@ __all__ = [
     "parse_pattern",
     "pattern_regex",
     "quantified",
-    "re2_compiles",
     "bounded_pattern",
     "render_body",
     "segment_body",
@@ -262,70 +261,6 @@ def spell_segments(segments: Segments) -> str:
         p if not most else f"({p})?" if most == 1 else f"({p}){{0,{int(most)}}}"
         for p, most in spelled
     )
-
-
-#: RE2 (DuckDB ``regexp_full_match``) compiles a counted repetition by copying
-#: its body, and refuses a regex where counts nest to more than 1,000 copies of
-#: anything (``(?:[0-9]{4}){0,251}``: "invalid repetition size") or whose copies
-#: outgrow its memory budget. Measured with DuckDB's RE2, a list of
-#: ``\p{L}+`` items compiles up to 446 items, of ``\p{Lu}+`` or ``\p{Ll}+``
-#: 784 and 753, of ``[0-9]+`` or literals past 1,000 (the count limit first).
-RE2_MAX_NESTED = 1000
-#: The copies of Unicode letter classes a regex may hold (see :func:`re2_compiles`),
-#: a class of one case counted 0.6: under the 446 measured, with a margin.
-RE2_MAX_LETTER_COPIES = 400.0
-#: What one copy of a class element costs against :data:`RE2_MAX_LETTER_COPIES`.
-_RE2_WEIGHT = {"letter": 1.0, "alphanum": 1.0, "symbol": 1.0, "upper": 0.6, "lower": 0.6}
-
-
-def re2_compiles(
-    segments: Segments | str | None = None, *, branches: Sequence[Segments] | None = None
-) -> bool:
-    """Whether RE2 (DuckDB) compiles the pattern's regex, by a conservative count.
-
-    Each class element is counted as many times as it is copied: its own
-    count (``{k}``, ``{k,}``: k copies) times the counts of the repeated
-    segment around it (``{0,m}``; ``?`` copies nothing). No element's copies
-    may pass :data:`RE2_MAX_NESTED` (RE2's own rule), and the copies of
-    Unicode letter classes, summed over the regex, may not pass
-    :data:`RE2_MAX_LETTER_COPIES` (RE2's memory budget, measured).
-    ``tests/property/test_regex_dialects.py`` holds the count conservative:
-    what it accepts, DuckDB compiles.
-
-    Raises
-    ------
-    ParameterError
-        If a pattern is not canonical.
-    """
-    letters = 0.0
-    for branch in _branches(segments, branches):
-        for form, most in branch:
-            times = max(int(most), 1)
-            for pattern in [form] if isinstance(form, str) else [p for p, _ in form]:
-                widest, weight = _pattern_copies(pattern)
-                if times * widest > RE2_MAX_NESTED:
-                    return False
-                letters += times * weight
-    return letters <= RE2_MAX_LETTER_COPIES
-
-
-@lru_cache(maxsize=1 << 14)
-def _pattern_copies(pattern: str) -> tuple[int, float]:
-    """A pattern's most copies of one element, and its letter-class copies weighted."""
-    widest, weight = 1, 0.0
-    for el in parse_pattern(pattern):
-        copies = _copies(el.quantifier)
-        widest = max(widest, copies)
-        if el.kind != "literal":
-            weight += copies * _RE2_WEIGHT.get(el.text, 0.0)
-    return widest, weight
-
-
-def _copies(quantifier: int | str | None) -> int:
-    """The copies of an element RE2 compiles: k for ``{k}`` and ``{k,}``, else 1."""
-    if isinstance(quantifier, int):
-        return quantifier
-    return int(quantifier[:-1]) if quantifier and quantifier != "+" else 1
 
 
 def pattern_regex(

@@ -50,8 +50,8 @@ from autovalidate.index.generalization import (
     GeneralizationStats,
 )
 from autovalidate.index.stats import PatternStats
-from autovalidate.patterns.render import re2_compiles
 from autovalidate.patterns.tokens import Token, tokenize
+from autovalidate.portable_regex import re2_error
 from autovalidate.solver.alignment import Alignment, align
 from autovalidate.solver.dp import (
     SegmentChoice,
@@ -134,7 +134,7 @@ def solve(
         it (``params.max_shortfall``, :func:`~autovalidate.solver.lengths.bound_runs`).
         A solution whose regex RE2 would not compile (a long list's bound
         copying its item past RE2's limits,
-        :func:`~autovalidate.patterns.render.re2_compiles`) is none.
+        :func:`~autovalidate.portable_regex.re2_error`) is none.
 
     Raises
     ------
@@ -187,12 +187,12 @@ def _runnable(solution: Solution | None) -> Solution | None:
 
     A repeated segment's bound comes from the corpus's repetition statistics
     (up to 10k + 9 for lists of k items) and may copy its item past what RE2
-    (DuckDB) compiles (:func:`~autovalidate.patterns.render.re2_compiles`): a
+    (DuckDB) compiles (:func:`~autovalidate.portable_regex.re2_error`): a
     rule no local validation could run is no rule.
     """
     if solution is None:
         return None
-    return solution if re2_compiles(branches=solution.forms) else None
+    return solution if re2_error(solution.regex) is None else None
 
 
 def _format_key(value: str) -> str:

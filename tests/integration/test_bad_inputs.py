@@ -20,6 +20,8 @@ from typer.testing import CliRunner, Result
 
 from autovalidate.cli import app
 from autovalidate.index.state import write_local_index
+from autovalidate.pattern_constraint import Segment
+from autovalidate.patterns.render import pattern_regex, spell_segments
 from tests.conftest import ROOT, corpus
 
 DOC = ROOT / "docs" / "bad-inputs.md"
@@ -234,6 +236,18 @@ def _tampered(doc: dict) -> None:
     doc["regex"] = r"\A(?:(a|aa)+)\z"
 
 
+def _past_re2(doc: dict) -> None:
+    """The pattern made a list of up to 1,000 items by hand: every field agrees, RE2 refuses."""
+    item, unit = doc["pattern"], "," + doc["pattern"]
+    cut = [(item, 0), (unit, 999)]
+    segments = [Segment(item), Segment(unit, optional=True, repeat=999)]
+    doc.update(
+        segments=[s.to_dict() for s in segments],
+        pattern=spell_segments(cut),
+        regex=pattern_regex(cut),
+    )
+
+
 def _suite_of(f: Files, name: str, constraint: dict) -> Path:
     """A suite file of one Deequ constraint, as a hand-edited or hostile suite is."""
     doc = {
@@ -369,6 +383,9 @@ CASES: dict[tuple[str, str], Callable[[Files], Result]] = {
     ),
     ("hand-edited regex in a constraint", "validate"): lambda f: run(
         "validate", f.train, "-c", _constraint_edit(f, "tampered.json", _tampered)
+    ),
+    ("a list bound raised by hand past what RE2 compiles", "validate"): lambda f: run(
+        "validate", f.train, "-c", _constraint_edit(f, "long.json", _past_re2)
     ),
     ('hand-edited `"alpha": "0.01"` in a pattern constraint', "validate"): lambda f: _in_suite(
         f, "alpha.json", alpha="0.01"
