@@ -166,14 +166,12 @@ def position_choices(
         if len(texts) != 1:
             return []
         (tokens,) = texts
-        only = next(iter(tokens))
         if all(t.kind == "S" for t in tokens):
             return []
         slot = space.slots[0]
         out = []
         for option in sorted(slot.options):
-            constant = len(tokens) == 1 and option == escape_literal(only.text)
-            risk = _position_risk(tokens, option, constant, model)
+            risk = _position_risk(tokens, option, model)
             if risk <= params.max_fpr:
                 h = Hypothesis(option, risk, 0, slot.levels[option], evidence="positions")
                 out.append(SegmentChoice(start, start, h))
@@ -244,14 +242,10 @@ def _refused_widths(
     """The options fixing a width (or a constant) at these tokens' position beyond ``budget``."""
     if all(t.kind == "S" for t in tokens):
         return frozenset()
-    only = next(iter(tokens))
     out = set()
     for option in options:
-        constant = len(tokens) == 1 and option == escape_literal(only.text)
-        klass, width = option_class(option, constant)
-        if (klass == "constant" or width) and _position_risk(
-            tokens, option, constant, model
-        ) > budget:
+        klass, width = option_class(option, _constant(tokens, option))
+        if (klass == "constant" or width) and _position_risk(tokens, option, model) > budget:
             out.add(option)
     return frozenset(out)
 
@@ -264,22 +258,12 @@ def _position_pricing(
     tokens: frozenset[Token], slot: Any, model: GeneralizationStats
 ) -> list[tuple[str, float, int]]:
     """``(option, risk, level)`` of every option of a position's slot (a symbol: itself, free)."""
-    only = next(iter(tokens))
     if all(t.kind == "S" for t in tokens):
         return [(o, 0.0, 0) for o in slot.options]
-    return [
-        (
-            o,
-            _position_risk(tokens, o, len(tokens) == 1 and o == escape_literal(only.text), model),
-            slot.levels[o],
-        )
-        for o in slot.options
-    ]
+    return [(o, _position_risk(tokens, o, model), slot.levels[o]) for o in slot.options]
 
 
-def _position_risk(
-    tokens: frozenset[Token], option: str, constant: bool, model: GeneralizationStats
-) -> float:
+def _position_risk(tokens: frozenset[Token], option: str, model: GeneralizationStats) -> float:
     """The risk of ``option`` at a position of these training tokens, the largest over their kinds.
 
     The corpus learns a position's risk by its token kind; an aligned
@@ -288,10 +272,16 @@ def _position_risk(
     largest of their risks prices it, the same whatever order the tokens
     come in.
     """
+    constant = _constant(tokens, option)
     return max(
         model.position_risk(kind, option, constant, len(tokens))
         for kind in {t.kind for t in tokens}
     )
+
+
+def _constant(tokens: frozenset[Token], option: str) -> bool:
+    """Whether ``option`` is the position's one training text."""
+    return len(tokens) == 1 and option == escape_literal(next(iter(tokens)).text)
 
 
 def shape_risk(variant: Variant, model: GeneralizationStats) -> float:
