@@ -162,9 +162,11 @@ def solve_list(
     feasible when it gives one format with no repeated segment (its optional
     segments become optional parts of the repeated unit,
     :class:`~autovalidate.solver.dp.SegmentChoice` ``parts``; a repetition
-    inside the repetition would grow the regex as the product of the two
-    bounds), and the item's Σ FPR plus the risk that a later value has more
-    items than the bound is at most r. The repeated unit's hypothesis
+    inside the repetition grows the regex as the product of the two bounds,
+    and, measured on B-M, such lists replaced formats that caught far more:
+    docs/auto-validate.md, "Items with an optional part"), and the item's
+    Σ FPR plus the risk that a later value has more items than the bound is
+    at most r. The repeated unit's hypothesis
     carries that risk as its FPR, with ``"positions"`` evidence: it comes
     from the corpus's repetition statistics.
     """
@@ -186,7 +188,7 @@ def solve_list(
         return None
     (branch,) = item_solution.branches
     if any(s.most > 1 for s in branch):
-        return None  # a repeat inside the repeated item: its regex grows as their product
+        return None  # a repeat inside the repeated item (measured, not adopted: see the docstring)
     parts: list[tuple[str, int]] = [(escape_literal(sep), 0)]
     for s in branch:  # the separator and the item, required parts joined
         if not s.most and not parts[-1][1]:
