@@ -24,7 +24,7 @@ import numpy as np
 
 from benchmarks.avbench.protocol import CaseScore
 
-__all__ = ["REPLICATES", "interval", "paired"]
+__all__ = ["REPLICATES", "f1_score", "interval", "paired"]
 
 #: Bootstrap replicates; 2000 keeps the 2.5% and 97.5% percentiles within about
 #: 0.002 of their limit on 600 columns.
@@ -39,7 +39,8 @@ def _arrays(scores: Sequence[CaseScore]) -> tuple[np.ndarray, np.ndarray]:
     )
 
 
-def _f1(p: np.ndarray, r: np.ndarray) -> np.ndarray:
+def f1_score(p: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """F1 = 2PR / (P + R) elementwise, 0 where P + R = 0."""
     total = p + r
     return np.divide(2 * p * r, total, out=np.zeros_like(total), where=total > 0)
 
@@ -69,7 +70,7 @@ def interval(
     p, r = _arrays(scores)
     draws = _draws(len(scores), replicates, seed)
     bp, br = p[draws].mean(axis=1), r[draws].mean(axis=1)
-    return {"precision": _band(bp), "recall": _band(br), "f1": _band(_f1(bp, br))}
+    return {"precision": _band(bp), "recall": _band(br), "f1": _band(f1_score(bp, br))}
 
 
 def paired(
@@ -106,9 +107,9 @@ def paired(
         "precision": (pn.mean() - po.mean(), bpn - bpo),
         "recall": (rn.mean() - ro.mean(), brn - bro),
         "f1": (
-            float(_f1(np.array([pn.mean()]), np.array([rn.mean()]))[0])
-            - float(_f1(np.array([po.mean()]), np.array([ro.mean()]))[0]),
-            _f1(bpn, brn) - _f1(bpo, bro),
+            float(f1_score(np.array([pn.mean()]), np.array([rn.mean()]))[0])
+            - float(f1_score(np.array([po.mean()]), np.array([ro.mean()]))[0]),
+            f1_score(bpn, brn) - f1_score(bpo, bro),
         ),
     }
     for metric, (diff, boot) in whole.items():

@@ -10,6 +10,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from benchmarks.avbench.failures import PRECISION_TARGET
+
 __all__ = ["machine", "commit", "write"]
 
 #: Files a run may write, by role; a run deletes the ones it does not write.
@@ -153,6 +155,7 @@ def markdown(report: dict[str, Any]) -> str:
     lines += _fmdv_lines("FMDV variants, 95% bootstrap intervals", report.get("noise"), None)
     lines += _calibration_lines(report.get("calibration", {}).get("fmdv-vh"), "")
     lines += _abstention_lines(report.get("abstentions"), "")
+    lines += _failure_lines(report.get("failures"), "")
     for label, block in report.get("other_indexes", {}).items():
         lines += _block_lines(f"With the index `{label}` (`{block['index']['path']}`)", block)
     if "leave_source_out" in report:
@@ -351,6 +354,7 @@ def _block_lines(title: str, block: dict[str, Any]) -> list[str]:
         lines
         + _calibration_lines(block.get("calibration"), where)
         + _abstention_lines(block.get("abstentions"), where)
+        + _failure_lines(block.get("failures"), where)
     )
 
 
@@ -371,6 +375,58 @@ def _abstention_lines(found: dict[str, Any] | None, where: str) -> list[str]:
     for why, row in found["causes"].items():
         lines.append(f"| {why} | " + " | ".join(str(row[k]) for k in parts) + " |")
     return lines
+
+
+def _failure_lines(found: dict[str, Any] | None, where: str) -> list[str]:
+    """FMDV-VH's failing rules by cause, and what abstaining could buy (avbench/failures.py)."""
+    if not found or not found["census"]["failing"]:
+        return []
+    census, front = found["census"], found["frontier"]
+    parts = list(next(iter(census["causes"].values())))
+    lines = [
+        "",
+        f"FMDV-VH's {census['failing']} failing rules of {census['rules']}{where}, by what most "
+        "of the later values they reject are: a training value left out by the horizontal cut "
+        "(`tolerated`), a shape the training part never showed (`new shape`), a shape it "
+        "showed with a list's unit repeated more often (`more parts`), or the token classes "
+        "of a training value (`same shape`: the rule fixed a class, width, bound or constant "
+        "too narrowly):",
+        "",
+        "| cause | " + " | ".join(parts) + " |",
+        "|---|" + "---:|" * len(parts),
+    ]
+    for why, row in census["causes"].items():
+        lines.append(f"| {why} | " + " | ".join(str(row[k]) for k in parts) + " |")
+    if front["break_even"] is None or front["best"] is None:
+        return lines
+    most = front["most_failing"]
+    text = [
+        f"Abstaining{where}: it raises F1 only on a group of rules of which more than "
+        f"{front['break_even']:.2f} fail. Of {front['selections']} groups that a rule on one or "
+        "two features known at suggestion time selects (chosen on these columns: an upper "
+        "bound for new ones), "
+        + (
+            f"the most failing of 10 or more rules fails {most:.2f}."
+            if most is not None
+            else "none holds 10 or more rules."
+        )
+    ]
+    text.append(_group("The best", front["best"]) + f", against F1 {_f(front['f1'])} without.")
+    at = front["best_at_target"]
+    text.append(
+        _group(f"The best reaching precision {PRECISION_TARGET}", at) + "."
+        if at
+        else f"No group reaches precision {PRECISION_TARGET}."
+    )
+    return lines + ["", " ".join(text)]
+
+
+def _group(title: str, g: dict[str, Any]) -> str:
+    """An abstention group of the frontier as a phrase."""
+    return (
+        f'{title}, "{g["rule"]}" ({g["abstained"]} rules, {g["failing"]} failing): '
+        f"P {_f(g['precision'])} / R {_f(g['recall'])} / F1 {_f(g['f1'])}"
+    )
 
 
 def _drift_lines(drift: dict[str, Any] | None) -> list[str]:

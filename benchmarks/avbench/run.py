@@ -17,6 +17,7 @@ from autovalidate.patterns.tokens import tokenize
 from benchmarks.avbench import drift, folds, indexes, noise, real_errors
 from benchmarks.avbench.abstentions import cause, census
 from benchmarks.avbench.calibration import calibration
+from benchmarks.avbench.failures import failures
 from benchmarks.avbench.methods import deequ, grok, pwheel, schema_matching, tfdv
 from benchmarks.avbench.methods.deequ import DeequCategorical, DeequFractional
 from benchmarks.avbench.methods.fmdv import FmdvMethod
@@ -302,6 +303,9 @@ def run(cfg: Config) -> dict[str, Any]:
     report["abstentions"] = _census(
         cases, runs[DEFAULT_VARIANT].rules, lambda i: cause(cases[i], index), subsets
     )
+    report["failures"] = failures(
+        cases, runs[DEFAULT_VARIANT].rules, scores[DEFAULT_VARIANT], subsets["repetitive"]
+    )
     for label, path in cfg.other_indexes.items():
         say(f"FMDV variants with the index {label} ({path})")
         with autovalidate.PatternIndex.open(path) as other:
@@ -406,7 +410,7 @@ def _fmdv_block(
     rules: dict[str, list[Rule | None]] | None = None,
     cause_of: Callable[[int], str] | None = None,
 ) -> dict[str, Any]:
-    """The FMDV variants' summaries, abstentions, noise and the default's calibration.
+    """The FMDV variants' summaries, abstentions, noise, the default's calibration and failures.
 
     ``methods`` fit the rules (variant -> a method with ``fit``), unless
     ``rules`` gives them already; ``cause_of`` (a case position -> the cause
@@ -426,6 +430,7 @@ def _fmdv_block(
         if variant == DEFAULT_VARIANT:
             passed = [s.precision for s in scores]
             block["calibration"] = calibration(got, passed, counter.count(got))
+            block["failures"] = failures(cases, got, scores, subsets["repetitive"])
             drift_report, _ = drift.drift_recall(
                 cases, {variant: got}, {variant: [s.precision for s in scores]}
             )

@@ -10,6 +10,7 @@ import pytest
 
 from benchmarks.avbench.__main__ import main
 from benchmarks.avbench.abstentions import CAUSES
+from benchmarks.avbench.failures import CAUSES as FAILURE_CAUSES
 from benchmarks.avbench.run import FMDV_VARIANTS, METHOD_KEYS
 
 pytestmark = pytest.mark.spark
@@ -160,10 +161,23 @@ def test_quick_run_on_machine_columns_with_slices_noise_calibration_and_another_
     assert sum(row["total"] for row in census["causes"].values()) == census["abstentions"]
     for row in census["causes"].values():
         assert row["total"] == sum(n for part, n in row.items() if part != "total")
+    # every failing rule of the default has one cause; abstaining never beats its own bound
+    failing = report["failures"]["census"]
+    vh_all = report["methods"]["fmdv-vh"]["all"]
+    assert failing["rules"] == cal["rules"]
+    assert failing["failing"] == round((1 - vh_all["precision"]) * cases["all"])
+    assert list(failing["causes"]) == list(FAILURE_CAUSES)
+    assert sum(row["total"] for row in failing["causes"].values()) == failing["failing"]
+    front = report["failures"]["frontier"]
+    assert front["f1"] == pytest.approx(vh_all["f1"])
+    if front["best"] is not None:
+        assert 0.0 <= front["break_even"] <= 1.0
+        assert front["best"]["precision"] >= front["precision"] - 1e-9
     # the same index again scores exactly as the run's own
     again = report["other_indexes"]["again"]
     assert again["methods"]["fmdv-vh"]["all"] == report["methods"]["fmdv-vh"]["all"]
     assert again["abstentions"] == census
+    assert again["failures"] == report["failures"]
     table = (out / "avbench-machine-quick.md").read_text()
     assert "Slices:" in table and "Calibration of FMDV-VH" in table and "`again`" in table
     assert table.count("by what ruled out the vertical cuts") == 2
