@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from autovalidate.wording import counted
 from benchmarks.avbench.failures import PRECISION_TARGET
 
 __all__ = ["machine", "commit", "write"]
@@ -424,7 +425,7 @@ def _failure_lines(found: dict[str, Any] | None, where: str) -> list[str]:
 def _group(title: str, g: dict[str, Any]) -> str:
     """An abstention group of the frontier as a phrase."""
     return (
-        f'{title}, "{g["rule"]}" ({g["abstained"]} rules, {g["failing"]} failing): '
+        f'{title}, "{g["rule"]}" ({counted(g["abstained"], "rule")}, {g["failing"]} failing): '
         f"P {_f(g['precision'])} / R {_f(g['recall'])} / F1 {_f(g['f1'])}"
     )
 
