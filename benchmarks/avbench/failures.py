@@ -179,7 +179,7 @@ def census(
     }
 
 
-def features(case: Case, rule: Rule) -> dict[str, float]:
+def _features(case: Case, rule: Rule) -> dict[str, float]:
     """The :data:`FEATURES` and :data:`FLAGS` (as 0/1) of a product rule and its training part."""
     train = _present(case.train, rule)
     distinct = set(train)
@@ -231,10 +231,10 @@ def frontier(
     n = len(cases)
     run = summarize(scores)
     p0, r0 = run["precision"], run["recall"]
-    chosen = [i for i, r in enumerate(rules) if r is not None and r.constraint is not None]
-    fail = np.array([1.0 - scores[i].precision for i in chosen])
-    kept = np.array([scores[i].recall if scores[i].precision else 0.0 for i in chosen])
-    rows = [features(cases[i], rules[i]) for i in chosen]
+    chosen = [(i, r) for i, r in enumerate(rules) if r is not None and r.constraint is not None]
+    fail = np.array([1.0 - scores[i].precision for i, _ in chosen])
+    kept = np.array([scores[i].recall if scores[i].precision else 0.0 for i, _ in chosen])
+    rows = [_features(cases[i], rule) for i, rule in chosen]
     names, masks = _selections(rows)
     holding = kept[fail == 0]
     mean_kept = float(holding.mean()) if holding.size else None
