@@ -698,6 +698,10 @@ def _read_json(p: Path) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ConstraintFormatError(f"{p}: not JSON: {exc}") from exc
+    except RecursionError as exc:  # Python's parser recurses once per level of nesting
+        raise ConstraintFormatError(
+            f"{p}: nested too deeply to read (a suite nests a few levels)"
+        ) from exc
 
 
 def suite_to_json(constraints: Sequence[PatternConstraint]) -> str:

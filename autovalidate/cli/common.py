@@ -39,6 +39,7 @@ __all__ = [
     "parse_pairs",
     "parse_rename",
     "print_json",
+    "printable",
     "progress",
     "replace_atomically",
     "require_rows",
@@ -55,11 +56,41 @@ EXIT_FAILED = 1
 #: unreadable or incompatible index, engine failure.
 EXIT_ERROR = 2
 
+#: Control characters (C0 but tab and newline, DEL, C1) -> their visible escapes (``\x1b``).
+_CONTROLS = {
+    c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F, *range(0x80, 0xA0)) if c not in (0x09, 0x0A)
+}
+
+
+def printable(text: str) -> str:
+    r"""``text`` with its control characters shown as escapes (``\x1b``), never sent as such.
+
+    Values, column names and descriptions come from data and suite files a
+    stranger may have written; an ESC in one (``\x1b[2J``) would clear or
+    recolour the reader's terminal, a carriage return would hide what comes
+    before it. Tab and newline stay.
+    """
+    return text.translate(_CONTROLS)
+
+
+class _Console(Console):
+    """A rich console that shows every string it is given through :func:`printable`.
+
+    Rich renders a ``str`` (a ``print`` argument, a table cell) through
+    ``render_str``; styled text is made by :func:`styled`, which does the same.
+    Rich's own styling and cursor codes are not strings given to it, and stay.
+    """
+
+    def render_str(self, text: str, **kwargs: Any) -> Text:
+        """The rich text of ``text``, its control characters escaped."""
+        return super().render_str(printable(text), **kwargs)
+
+
 # Markup is off: data, column names, paths and regexes are printed as written
-# (a `[/]` in a value would crash rich, and `[final]` would vanish). Styled
-# words go through :func:`styled`.
-console = Console(markup=False)
-err_console = Console(stderr=True, markup=False)
+# (a `[/]` in a value would crash rich, and `[final]` would vanish), control
+# characters escaped. Styled words go through :func:`styled`.
+console = _Console(markup=False)
+err_console = _Console(stderr=True, markup=False)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -81,8 +112,11 @@ class Command(TyperCommand):
 
 
 def styled(text: str, style: str) -> Text:
-    """``text`` shown in ``style`` (``"green"``, ``"bold red"``), never read as markup."""
-    return Text(text, style=style)
+    """``text`` shown in ``style`` (``"green"``, ``"bold red"``), never read as markup.
+
+    Its control characters are escaped (:func:`printable`).
+    """
+    return Text(printable(text), style=style)
 
 
 def field_table() -> Table:
@@ -194,9 +228,19 @@ def print_json(data: Any) -> None:
     sys.stdout.flush()
 
 
+#: Most characters of an error line: a message quoting a hostile input (a column
+#: name of 10 MB in a suite) is cut, saying how much was left out.
+MAX_MESSAGE = 2000
+
+
 def fail_line(message: str) -> None:
-    """Print ``error: message`` on stderr, on one line (whitespace runs become one space)."""
+    """Print ``error: message`` on stderr, on one line (whitespace runs become one space).
+
+    A message longer than :data:`MAX_MESSAGE` characters is cut there.
+    """
     text = " ".join(message.split())
+    if len(text) > MAX_MESSAGE:
+        text = f"{text[:MAX_MESSAGE]}... ({len(text) - MAX_MESSAGE:,} more characters)"
     err_console.print(styled("error:", "bold red"), text, highlight=False, soft_wrap=True)
 
 

@@ -17,6 +17,7 @@ from autovalidate.cli.common import (
     handle_errors,
     local_input,
     print_json,
+    printable,
     styled,
     write_atomically,
     wrote,
@@ -271,10 +272,12 @@ def _print_verdict(file: Path, result: BatchValidationResult, recorded: ResultKe
     reasons = ", ".join(f"{s.name}({s.column})" for s in result.rejecting)
     console.print(
         Text.assemble(
-            f"{file}: ",
+            printable(f"{file}: "),
             verdict,
-            f" against {result.history_results} earlier batches"
-            + (f"; outside the interval: {reasons}" if reasons else ""),
+            printable(
+                f" against {result.history_results} earlier batches"
+                + (f"; outside the interval: {reasons}" if reasons else "")
+            ),
         )
     )
     if recorded is not None:

@@ -269,6 +269,38 @@ def _deequ(f: Files, name: str, **constraint: object) -> Result:
     return run("validate", data, "-c", suite)
 
 
+def _deep(f: Files) -> Result:
+    depth = 100_000
+    suite = f.csv("deep.json", '{"format": "autovalidate-suite", "version": 2, "checks": ')
+    suite.write_text(suite.read_text() + "[" * depth + "]" * depth + "}")
+    return run("validate", f.train, "-c", suite)
+
+
+def _long_name(f: Files) -> Result:
+    name = "x" * 10_000_000
+    res = _deequ(f, "long-name.json", constraint="is_complete", column=name)
+    line = res.output.strip()
+    left_out = re.search(r"\.\.\. \(([\d,]+) more characters\)$", line)
+    assert len(line) < 2_200 and left_out, line[-80:]
+    assert int(left_out.group(1).replace(",", "")) > len(name) - 2_000, line[-80:]
+    return res
+
+
+def _escapes(f: Files) -> Result:
+    clear = "\x1b[2J\x1b[31m"
+    doc = json.loads(f.constraint.read_text())  # the suite suggest --out wrote
+    doc["checks"][0]["description"] = f"{clear}PWNED"
+    suite = f.root / "escapes.json"
+    suite.write_text(json.dumps(doc))
+    data = f.csv("escapes.csv", "when,n\n" + "01/12/2001,1\n" * 20 + f"{clear}01/12/2001,2\n" * 10)
+    res = run("validate", data, "-c", suite)
+    assert res.exit_code == 1  # the value breaks the pattern: a data failure, shown
+    assert "\x1b" not in res.output and "\r" not in res.output, repr(res.output)
+    # the description and the non-conforming value, each as its escapes
+    assert res.output.count("\\x1b[2J") >= 2, res.output
+    return res
+
+
 def _fifo(f: Files) -> Result:
     import os
     import threading
@@ -420,6 +452,12 @@ CASES: dict[tuple[str, str], Callable[[Files], Result]] = {
     ("`has_pattern` regex nesting repetitions (`(a+)+`)", "validate"): lambda f: _deequ(
         f, "nested.json", constraint="has_pattern", column="name", pattern="(a+)+"
     ),
+    ("a suite nested 100,000 levels deep (`[[[[...]]]]`)", "validate"): _deep,
+    ("a column name of 10 MB in a suite", "validate"): _long_name,
+    (
+        "terminal escape codes in a suite's description and in the data (`ESC[2J`)",
+        "validate",
+    ): _escapes,
     ("an index OUT that cannot be written (under a file)", "index build"): lambda f: run(
         "index", "build", "--lake", f.root, "--out", f.train / "index"
     ),
