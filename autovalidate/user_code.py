@@ -12,8 +12,13 @@ before any of it reaches DuckDB or Spark:
   ``read_csv``...), a parameter placeholder, or a function that reaches out of
   the row: files, the environment or settings (``getenv``,
   ``current_setting``) and Java reflection (Spark's ``reflect``,
-  ``java_method``). DuckDB also runs a suite's SQL on a connection whose
-  external access is off and whose configuration is locked
+  ``java_method``), or a function that builds a value of a size the suite
+  chooses (``repeat``, ``space``, ``range``, ``printf``...; ``lpad``/``rpad``
+  only up to a literal length of :data:`MAX_PAD`): DuckDB's memory limit
+  bounds its operators, not the values an expression makes, and
+  ``repeat(name, 100000000)`` took 19 GB in a minute. DuckDB also runs a
+  suite's SQL on a connection whose external access is off and whose
+  configuration is locked
   (:class:`~autovalidate.engines.duckdb.DuckDBEngine`, ``sandbox=True``); Spark
   has no such switch, so the parse is the guard there.
 * :func:`check_user_regex`: a Deequ ``has_pattern`` regex must be in the RE2
@@ -46,6 +51,7 @@ from autovalidate.portable_regex import re2_error
 
 __all__ = [
     "CUSTOM_SQL_TABLE",
+    "MAX_PAD",
     "check_sql_expression",
     "check_sql_query",
     "check_user_regex",
@@ -75,6 +81,25 @@ _DENIED_FUNCTIONS = frozenset(
     }
 )
 _DENIED_PREFIXES = ("read_", "parquet_", "duckdb_", "pragma_", "sniff_", "http", "iceberg_")
+#: Functions that build a value whose size an argument chooses, n characters or n
+#: elements (sqlglot's names: DuckDB's ``range`` and Spark's ``sequence`` are
+#: ``generate_series``; a ``printf``/``format`` width, a ``bar`` width).
+_AMPLIFIERS = frozenset(
+    {
+        "array_repeat",
+        "array_resize",
+        "bar",
+        "format",
+        "generate_series",
+        "list_resize",
+        "printf",
+        "range",
+        "repeat",
+        "space",
+    }
+)
+#: Longest ``lpad``/``rpad`` a suite may ask for: its length argument, a literal.
+MAX_PAD = 10_000
 
 
 def _function_name(node: object) -> str | None:
@@ -97,9 +122,30 @@ def _refusal(node: object) -> str | None:
         return "a table or table function"
     if isinstance(node, (exp.Placeholder, exp.Parameter)):
         return "a parameter placeholder"
+    return _function_refusal(node)
+
+
+def _function_refusal(node: object) -> str | None:
+    """Why the function call ``node`` may not run on a suite's behalf, or ``None``."""
+    from sqlglot import exp
+
     name = _function_name(node)
-    if name is not None and (name in _DENIED_FUNCTIONS or name.startswith(_DENIED_PREFIXES)):
+    if name is None:
+        return None
+    if name in _DENIED_FUNCTIONS or name.startswith(_DENIED_PREFIXES):
         return f"function {name}() (it reaches outside the row: files, settings, the JVM)"
+    if name in _AMPLIFIERS:
+        return f"function {name}() (it builds a value of a size the suite chooses)"
+    if isinstance(node, exp.Pad):
+        width = node.args.get("expression")
+        if not (
+            isinstance(width, exp.Literal)
+            and not width.is_string
+            and width.this.isdigit()
+            and int(width.this) <= MAX_PAD
+        ):
+            pad = "lpad" if node.args.get("is_left") else "rpad"
+            return f"function {pad}() with a length that is not a literal of at most {MAX_PAD:,}"
     return None
 
 
@@ -190,9 +236,9 @@ def _query_refusal(text: str) -> str | None:
             continue
         if isinstance(node, (exp.Placeholder, exp.Parameter)):
             return "a parameter placeholder"
-        name = _function_name(node)
-        if name is not None and (name in _DENIED_FUNCTIONS or name.startswith(_DENIED_PREFIXES)):
-            return f"function {name}() (it reaches outside the data: files, settings, the JVM)"
+        why = _function_refusal(node)
+        if why is not None:
+            return why
     return None
 
 

@@ -446,6 +446,15 @@ CASES: dict[tuple[str, str], Callable[[Files], Result]] = {
     ("suite predicate of two statements", "validate"): lambda f: _deequ(
         f, "two.json", constraint="satisfies", predicate="id > 0; SELECT 1", constraint_name="x"
     ),
+    ("suite predicate building 100 MB per row (`repeat(name, 100000000)`)", "validate"): (
+        lambda f: _deequ(
+            f,
+            "repeat.json",
+            constraint="satisfies",
+            predicate="length(repeat(name, 100000000)) > 0",
+            constraint_name="x",
+        )
+    ),
     ("`has_pattern` regex with a look-ahead", "validate"): lambda f: _deequ(
         f, "ahead.json", constraint="has_pattern", column="name", pattern="(?=n)n[0-9]+"
     ),
