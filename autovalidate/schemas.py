@@ -19,11 +19,12 @@ data types, assertion ops) are the code's own; a unit test holds them equal.
 from __future__ import annotations
 
 import functools
+import json
 import sys
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["PATTERN_CONSTRAINT_SCHEMA", "SUITE_SCHEMA", "check_document"]
+__all__ = ["PATTERN_CONSTRAINT_SCHEMA", "SUITE_SCHEMA", "check_document", "parse_json"]
 
 #: The largest finite JSON number; larger ones (``1e400``, ``10**400``) are refused.
 _MAX = sys.float_info.max
@@ -338,3 +339,19 @@ def _deepest(error: Any) -> tuple[int, ...]:
     from jsonschema.exceptions import relevance
 
     return (len(error.absolute_path), *relevance(error))
+
+
+def parse_json(text: str) -> Any:
+    """The JSON document ``text`` (a suite, a program, a metrics or metadata file).
+
+    Raises
+    ------
+    json.JSONDecodeError
+        If ``text`` is not JSON, or nests deeper than Python's parser reads
+        (it recurses once per level: ``[[[[...]]]]`` 100,000 deep ended in a
+        ``RecursionError``); a suite nests a few levels.
+    """
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply to read", text, 0) from None

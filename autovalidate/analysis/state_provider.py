@@ -30,6 +30,7 @@ import pyarrow.parquet as pq
 from autovalidate.errors import DataSourceError
 from autovalidate.metrics.base import Analyzer, State
 from autovalidate.metrics.frequencies import FrequenciesState
+from autovalidate.schemas import parse_json
 
 __all__ = [
     "InMemoryStateProvider",
@@ -112,7 +113,7 @@ class LocalDirectoryStateProvider:
         if not meta_path.exists():
             return None
         try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            meta = parse_json(meta_path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise DataSourceError(str(meta_path), f"unreadable state file: {exc}") from exc
         expected = (analyzer.state_key, analyzer.state_class.__name__, FORMAT_VERSION)

@@ -51,7 +51,12 @@ from autovalidate.pattern_constraint import (
     DEFAULT_EXAMPLES,
     PatternConstraint,
 )
-from autovalidate.schemas import PATTERN_CONSTRAINT_SCHEMA, SUITE_SCHEMA, check_document
+from autovalidate.schemas import (
+    PATTERN_CONSTRAINT_SCHEMA,
+    SUITE_SCHEMA,
+    check_document,
+    parse_json,
+)
 from autovalidate.user_code import check_sql_expression, check_user_regex
 
 if TYPE_CHECKING:
@@ -695,13 +700,9 @@ def _read_json(p: Path) -> Any:
     except OSError as exc:
         raise DataSourceError(str(p), exc.strerror or str(exc)) from exc
     try:
-        return json.loads(text)
+        return parse_json(text)
     except json.JSONDecodeError as exc:
         raise ConstraintFormatError(f"{p}: not JSON: {exc}") from exc
-    except RecursionError as exc:  # Python's parser recurses once per level of nesting
-        raise ConstraintFormatError(
-            f"{p}: nested too deeply to read (a suite nests a few levels)"
-        ) from exc
 
 
 def suite_to_json(constraints: Sequence[PatternConstraint]) -> str:

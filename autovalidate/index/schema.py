@@ -60,6 +60,7 @@ from autovalidate._version import __version__
 from autovalidate.errors import IndexNotFoundError, IndexSchemaError, IndexVersionError
 from autovalidate.index.stats import CONDITION_SIZES, SHORT_BOUNDS, bound_stratum
 from autovalidate.patterns.hierarchy import HIERARCHY_VERSION
+from autovalidate.schemas import parse_json
 
 __all__ = [
     "FORMAT_NAME",
@@ -208,7 +209,7 @@ def read_metadata(path: str | Path) -> IndexMetadata:
     if not meta_path.is_file():
         raise IndexNotFoundError(str(root))
     try:
-        raw = json.loads(meta_path.read_text(encoding="utf-8"))
+        raw = parse_json(meta_path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise IndexSchemaError(str(root), f"unreadable metadata file: {exc}") from exc
     if not isinstance(raw, dict) or raw.get("format") != FORMAT_NAME:

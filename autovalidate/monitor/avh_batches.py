@@ -107,6 +107,7 @@ from autovalidate.monitor.batches import (
 from autovalidate.nulls import DEFAULT_NULL_TOKENS
 from autovalidate.profiles import profile_columns
 from autovalidate.repository.base import AnalysisResult, MetricsRepository, ResultKey
+from autovalidate.schemas import parse_json
 
 __all__ = [
     "AVH_STATISTICS",
@@ -829,7 +830,7 @@ class AVHProgram:
         except OSError as e:
             raise DataSourceError(str(path), f"cannot read: {e}") from e
         try:
-            doc = json.loads(text)
+            doc = parse_json(text)
         except json.JSONDecodeError as e:
             raise ConstraintFormatError(f"{path}: not JSON: {e}") from e
         return cls.from_dict(doc)

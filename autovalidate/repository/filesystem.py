@@ -37,6 +37,7 @@ from autovalidate.repository.base import (
     results_from_rows,
 )
 from autovalidate.repository.duckdb import _SCHEMA
+from autovalidate.schemas import parse_json
 
 __all__ = ["FileSystemMetricsRepository"]
 
@@ -135,7 +136,7 @@ _ROW_FIELDS = frozenset(
 def _read_file(path: Path) -> list[dict[str, Any]]:
     try:
         if path.suffix == ".json":
-            rows: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))["rows"]
+            rows: list[dict[str, Any]] = parse_json(path.read_text(encoding="utf-8"))["rows"]
         else:
             rows = pq.read_table(path).to_pylist()
     except (OSError, ValueError, KeyError, TypeError, pa.ArrowException) as exc:

@@ -481,6 +481,9 @@ CASES: dict[tuple[str, str], Callable[[Files], Result]] = {
     ("a metrics file whose rows lack fields", "metrics history"): lambda f: _repository(
         f, "rows-repo", '{"rows": [{"dataset": "orders"}]}'
     ),
+    ("a metrics file nested 100,000 levels deep", "metrics history"): lambda f: _repository(
+        f, "deep-repo", '{"rows": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    ),
     ("report file in a directory that does not exist", "validate --junit"): lambda f: run(
         "validate", f.train, "-c", f.suite, "--junit", f.root / "no-such-dir" / "report.xml"
     ),

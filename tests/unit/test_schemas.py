@@ -18,6 +18,7 @@ from autovalidate.schemas import (
     DATA_TYPES,
     DRIFT_TESTS,
     METHODS,
+    parse_json,
 )
 from tests.spark_support import CODE_CONSTRAINT
 
@@ -340,3 +341,11 @@ def test_the_segment_fields_are_the_solvers():
                 assert isinstance(node.value, ast.Constant), (module.name, ast.dump(node))
                 named.add(node.value.value)
     assert sorted(named) == sorted(EVIDENCE)
+
+
+def test_json_nested_past_the_parser_is_a_decode_error_not_a_recursion_error():
+    assert parse_json('{"checks": [[1]]}') == {"checks": [[1]]}
+    with pytest.raises(json.JSONDecodeError, match="nested too deeply to read"):
+        parse_json("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(json.JSONDecodeError):
+        parse_json("{")
