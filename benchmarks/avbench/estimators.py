@@ -15,9 +15,9 @@ false}``), run with AV-bench's own protocol on each query set:
 Per query set and configuration: precision, squashed recall and F1 (Eq. 17)
 on all columns and on the two slices (training parts of at most 3 distinct
 values, and the rest), abstentions, format-drift recall over the columns with
-a rule, the calibration of the estimated FPR, and, against the first
-configuration, the paired bootstrap difference of P, R and F1 with its 95%
-interval (:mod:`.noise`). ``--real-errors`` adds the dirty-clean tables (they
+a rule, the calibration of the estimated FPR, the failing rules by cause
+(:mod:`.failures`), and, against the first configuration, the paired
+bootstrap difference of P, R and F1 with its 95% interval (:mod:`.noise`). ``--real-errors`` adds the dirty-clean tables (they
 do not read the query set). The full run (``python3 -m benchmarks.avbench``)
 reports the product defaults beside the baselines; this is how the defaults
 are chosen (``docs/avbench.md``, "Deciding"). Writes ``estimators.json`` and
@@ -38,6 +38,7 @@ from typing import Any
 import autovalidate
 from benchmarks.avbench import drift, folds, noise, real_errors
 from benchmarks.avbench.calibration import calibration
+from benchmarks.avbench.failures import CAUSES, census
 from benchmarks.avbench.methods.fmdv import FmdvMethod
 from benchmarks.avbench.protocol import (
     Case,
@@ -97,6 +98,7 @@ def evaluate(
     report, _ = drift.drift_recall(cases, {"m": rules}, {"m": passed})
     cal = calibration(rules, passed, counts)
     parts = slices(cases)
+    found = census(cases, rules, scores, parts["repetitive"])
     return {
         "all": summarize(scores),
         **{name: summarize(scores, idx) for name, idx in parts.items()},
@@ -109,6 +111,7 @@ def evaluate(
             "failed": cal["failed"],
             "deciles": cal["deciles"],
         },
+        "failing": {why: row["total"] for why, row in found["causes"].items()},
     }, scores
 
 
@@ -144,8 +147,8 @@ def markdown(report: dict[str, Any]) -> str:
             f"## {queries}",
             "",
             "| configuration | P | R | F1 | abstains | F1 (rep.) | F1 (varied) | drift (rule) "
-            "| calibrated | ΔP | ΔF1 |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|",
+            f"| calibrated | failing: {' / '.join(CAUSES)} | ΔP | ΔF1 |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|---|",
         ]
         for label, r in configs.items():
             a = r["all"]
@@ -156,7 +159,8 @@ def markdown(report: dict[str, Any]) -> str:
             lines.append(
                 f"| {label} | {a['precision']:.3f} | {a['recall']:.3f} | {a['f1']:.3f} "
                 f"| {r['abstentions']} | {r['repetitive']['f1']:.3f} | {r['varied']['f1']:.3f} "
-                f"| {r['drift_with_rule']:.3f} | {cal} | {dp} | {df} |"
+                f"| {r['drift_with_rule']:.3f} | {cal} "
+                f"| {' / '.join(str(n) for n in r['failing'].values())} | {dp} | {df} |"
             )
     if report.get("real_errors"):
         lines += [
