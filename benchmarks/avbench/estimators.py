@@ -17,8 +17,9 @@ on all columns and on the two slices (training parts of at most 3 distinct
 values, and the rest), abstentions, format-drift recall over the columns with
 a rule, the calibration of the estimated FPR, the failing rules by cause
 (:mod:`.failures`), and, against the first configuration, the paired
-bootstrap difference of P, R and F1 with its 95% interval (:mod:`.noise`). ``--real-errors`` adds the dirty-clean tables (they
-do not read the query set). The full run (``python3 -m benchmarks.avbench``)
+bootstrap difference of P, R and F1 with its 95% interval (:mod:`.noise`).
+``--real-errors`` adds the dirty-clean tables (they do not read the query
+set). The full run (``python3 -m benchmarks.avbench``)
 reports the product defaults beside the baselines; this is how the defaults
 are chosen (``docs/avbench.md``, "Deciding"). Writes ``estimators.json`` and
 ``estimators.md`` under ``--out``.

@@ -363,17 +363,21 @@ def _abstention_lines(found: dict[str, Any] | None, where: str) -> list[str]:
     """The census of FMDV-VH's abstentions by cause (benchmarks/avbench/abstentions.py)."""
     if not found or not found["abstentions"]:
         return []
-    parts = list(next(iter(found["causes"].values())))
-    lines = [
+    return [
         "",
         f"FMDV-VH's {found['abstentions']} abstentions{where}, by what ruled out the vertical "
         "cuts of the largest retained set (`suggest --column` prints it for one column); "
         "`words`: a training value holds a space:",
         "",
-        "| cause | " + " | ".join(parts) + " |",
-        "|---|" + "---:|" * len(parts),
+        *_cause_table(found["causes"]),
     ]
-    for why, row in found["causes"].items():
+
+
+def _cause_table(causes: dict[str, dict[str, int]]) -> list[str]:
+    """A census as a Markdown table: a row per cause, a column per part (slice, total)."""
+    parts = list(next(iter(causes.values())))
+    lines = ["| cause | " + " | ".join(parts) + " |", "|---|" + "---:|" * len(parts)]
+    for why, row in causes.items():
         lines.append(f"| {why} | " + " | ".join(str(row[k]) for k in parts) + " |")
     return lines
 
@@ -383,7 +387,6 @@ def _failure_lines(found: dict[str, Any] | None, where: str) -> list[str]:
     if not found or not found["census"]["failing"]:
         return []
     census, front = found["census"], found["frontier"]
-    parts = list(next(iter(census["causes"].values())))
     lines = [
         "",
         f"FMDV-VH's {census['failing']} failing rules of {census['rules']}{where}, by what most "
@@ -393,11 +396,8 @@ def _failure_lines(found: dict[str, Any] | None, where: str) -> list[str]:
         "of a training value (`same shape`: the rule fixed a class, width, bound or constant "
         "too narrowly):",
         "",
-        "| cause | " + " | ".join(parts) + " |",
-        "|---|" + "---:|" * len(parts),
+        *_cause_table(census["causes"]),
     ]
-    for why, row in census["causes"].items():
-        lines.append(f"| {why} | " + " | ".join(str(row[k]) for k in parts) + " |")
     if front["break_even"] is None or front["best"] is None:
         return lines
     most = front["most_failing"]
