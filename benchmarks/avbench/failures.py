@@ -15,12 +15,12 @@ part, by their most common cause:
 * ``new shape``: values whose shape (the product's token signature,
   :func:`autovalidate.index.generalization.signature`: token classes, a
   list's repeated unit counted once) the training part never showed
-  (``us-east-1`` then ``us-gov-east-1``; ``Scored`` then ``Not Scored``);
+  (``Scored`` then ``Not Scored``; ``WW`` then ``North America``);
   no pattern of the paper's hypothesis space H(C), which every training
   value must match, has to accept them;
 * ``more parts``: values of a shape the training part showed, but with a
-  list's unit repeated more often than in any training value (``a1.metal``
-  then ``db.m2.2xlarge``): the bound of a repeated or optional part;
+  list's unit repeated more often than in any training value (``us-east-1``
+  then ``us-gov-east-1``): the bound of a repeated or optional part;
 * ``same shape``: values whose tokens have the classes, in order, of a
   training value, broken by a class, width, run bound or constant the rule
   fixed (``Apple``, ``Dell`` as ``<upper>{1}<lower>+``, then ``HP``): a more
