@@ -161,7 +161,7 @@ def test_quick_run_on_machine_columns_with_slices_noise_calibration_and_another_
     assert sum(row["total"] for row in census["causes"].values()) == census["abstentions"]
     for row in census["causes"].values():
         assert row["total"] == sum(n for part, n in row.items() if part != "total")
-    # every failing rule of the default has one cause; abstaining never beats its own bound
+    # every failing rule of the default has one cause; abstaining on rules never lowers precision
     failing = report["failures"]["census"]
     vh_all = report["methods"]["fmdv-vh"]["all"]
     assert failing["rules"] == cal["rules"]
