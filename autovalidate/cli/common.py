@@ -19,6 +19,7 @@ from rich.text import Text
 from typer.core import TyperCommand
 
 from autovalidate.errors import AutovalidateError, DataSourceError, ParameterError
+from autovalidate.wording import printable
 
 if TYPE_CHECKING:
     from autovalidate.engines import Engine
@@ -55,22 +56,6 @@ EXIT_FAILED = 1
 #: Usage or infrastructure error: bad arguments, missing file or column,
 #: unreadable or incompatible index, engine failure.
 EXIT_ERROR = 2
-
-#: Control characters (C0 but tab and newline, DEL, C1) -> their visible escapes (``\x1b``).
-_CONTROLS = {
-    c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F, *range(0x80, 0xA0)) if c not in (0x09, 0x0A)
-}
-
-
-def printable(text: str) -> str:
-    r"""``text`` with its control characters shown as escapes (``\x1b``), never sent as such.
-
-    Values, column names and descriptions come from data and suite files a
-    stranger may have written; an ESC in one (``\x1b[2J``) would clear or
-    recolour the reader's terminal, a carriage return would hide what comes
-    before it. Tab and newline stay.
-    """
-    return text.translate(_CONTROLS)
 
 
 class _Console(Console):

@@ -1,10 +1,13 @@
-"""A report as one self-contained HTML page (jinja2), viewable with no network access.
+r"""A report as one self-contained HTML page (jinja2), viewable with no network access.
 
 The page has no script and loads nothing: styles are inline, charts are
 inline SVG (:mod:`autovalidate.report.charts`), and a Content-Security-Policy
 forbids any other source. Every text from the data (values, column names,
-check descriptions, messages, regexes) is escaped by jinja2's autoescaping;
-only the SVG that autovalidate draws itself is inserted as markup.
+check descriptions, messages, regexes) is escaped by jinja2's autoescaping,
+its control characters shown as escapes (``\x1b``,
+:func:`~autovalidate.wording.printable`: HTML does not allow them, and ``cat
+report.html`` would send them to a terminal); only the SVG that autovalidate
+draws itself is inserted as markup.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Any
 from autovalidate._version import install_hint
 from autovalidate.errors import ParameterError
 from autovalidate.report.model import Report
+from autovalidate.wording import printable
 
 __all__ = ["render_html"]
 
@@ -58,6 +62,8 @@ def render_html(report: Report) -> str:
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        # the text of data, not the markup autovalidate draws (a Markup is a str too)
+        finalize=lambda v: printable(v) if type(v) is str else v,
     )
     env.filters.update(
         number=_number,

@@ -274,3 +274,24 @@ def test_segments_read_out_with_their_format(browser, flights_csv, tmp_path):
             else:
                 assert cells["reads"] and cells["Cov_T"] == str(s["cov"])
     assert seen == {"formats", "literal"}
+
+
+def test_control_characters_of_data_text_are_shown_as_escapes(tmp_path):
+    data = tmp_path / "data.csv"
+    pd.DataFrame({"code": ["AB-1", "\x1b[31mAB-2", "\x07x\x9b"]}).to_csv(data, index=False)
+    suite = tmp_path / "suite.json"
+    constraint = {"kind": "deequ", "constraint": "is_complete", "column": "code"}
+    check = {"description": "\x1b[2J\x1b[31mPWNED\r", "level": "Error"}
+    check["constraints"] = [
+        constraint,
+        {"kind": "deequ", "constraint": "has_max_length", "column": "code"}
+        | {"assertion": {"op": "<=", "value": 4}},
+    ]
+    suite.write_text(
+        json.dumps({"format": "autovalidate-suite", "version": 2, "checks": [check]})
+    )
+    page = tmp_path / "report.html"
+    assert run("validate", data, "-c", suite, "--html", page).exit_code == 1
+    html = page.read_text()
+    assert not any(c in html for c in "\x1b\x07\x9b\r")
+    assert "\\x1b[2J\\x1b[31mPWNED\\x0d" in html
