@@ -18,6 +18,8 @@ column of every row).
 from __future__ import annotations
 
 import functools
+import json
+import math
 import os
 import tempfile
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
@@ -40,8 +42,11 @@ from autovalidate.errors import DataSourceError, EngineError, QueryError
 from autovalidate.metrics.base import COUNT_COLUMN, ColumnKind, Grouping, Schema
 from autovalidate.metrics.expressions import (
     HLL_HASH_BITS,
+    LONG_IN_LIST,
     Call,
+    Col,
     Expr,
+    Lit,
     Sql,
     col,
     columns_read,
@@ -80,6 +85,14 @@ AGGREGATES_PER_QUERY = 128
 #: Most groupings one ``GROUPING SETS`` query groups (:meth:`DuckDBEngine.aggregate_groupings`):
 #: their hash tables are all in memory at once.
 GROUPINGS_PER_SCAN = 4
+#: The DuckDB types whose columns a JSON list of constants compares with exactly as
+#: an IN list does, and the Python types of the constants each takes.
+_JSON_ELEMENTS: dict[str, tuple[str, tuple[type, ...]]] = {
+    "VARCHAR": ("VARCHAR", (str,)),
+    "BOOLEAN": ("BOOLEAN", (bool,)),
+    "DOUBLE": ("DOUBLE", (int, float)),
+    **{t: ("BIGINT", (int,)) for t in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT")},
+}
 #: Buckets of the hash that splits rows into training and test sets.
 _SPLIT_BUCKETS = 1_000_000
 
@@ -153,7 +166,56 @@ def _special(call: Call, render_arg: Callable[[Expr], str]) -> str | None:
         )
     if call.fn == "epoch_micros":
         return f"epoch_us(TRY_CAST({render_arg(call.args[0])} AS TIMESTAMPTZ))"
+    if call.fn == "in_json":
+        values, element = literal_params(call.args[1:])
+        structure = sql_literal(json.dumps([element]))
+        unnested = f"unnest(from_json({sql_literal(values)}, {structure}))"
+        return f"({render_arg(call.args[0])} IN (SELECT {unnested}))"
     return None
+
+
+def _long_in_lists(expr: Expr, types: Mapping[str, str]) -> Expr:
+    """``expr`` with each long ``is_in`` of a column reading its constants from one JSON text.
+
+    DuckDB binds every constant of an IN list (4-6 s a query for 100,000
+    strings), where it parses one JSON text of them in milliseconds and
+    probes a hash table. An ``is_in(column, c1, ..., ck)`` of more than
+    :data:`~autovalidate.metrics.expressions.LONG_IN_LIST` constants that
+    :func:`_json_element` types for the column's DuckDB type (``types``:
+    column name -> type name) becomes ``in_json(column, json, element)``,
+    rendered as ``column IN (SELECT unnest(from_json(json, '["element"]')))``:
+    the same truth value for every row, null where the column is null.
+    Anything else keeps its IN list, as does every shorter list.
+    """
+    if not isinstance(expr, Call):
+        return expr
+    args = tuple(_long_in_lists(a, types) for a in expr.args)
+    if expr.fn == "is_in" and len(args) > LONG_IN_LIST + 1 and isinstance(args[0], Col):
+        values = [a.value if isinstance(a, Lit) else a for a in args[1:]]
+        element = _json_element(types.get(args[0].name, ""), values)
+        if element is not None:
+            return Call("in_json", (args[0], Lit(json.dumps(values)), Lit(element)))
+    return expr if args == expr.args else Call(expr.fn, args)
+
+
+def _json_element(type_name: str, values: Sequence[Any]) -> str | None:
+    """The JSON element type that compares ``values`` with a column as an IN list does, or None.
+
+    A VARCHAR column and strings, an integer column and ints of 64 bits, a
+    DOUBLE column and finite numbers, a BOOLEAN column and bools
+    (:data:`_JSON_ELEMENTS`). None for any other pair: a DATE column's IN
+    list casts each text constant to a date, mixed constants compare each by
+    its own type, and JSON has no NaN.
+    """
+    element, kinds = _JSON_ELEMENTS.get(type_name, ("", ()))
+    for v in values:
+        if not isinstance(v, kinds) or (isinstance(v, bool) and bool not in kinds):
+            return None
+        if isinstance(v, float) and not math.isfinite(v):
+            return None
+        if isinstance(v, int) and not -(2**63) <= v < 2**63:
+            return None
+    return element or None
 
 
 def render(expr: Expr) -> str:
@@ -721,6 +783,10 @@ class DuckDBEngine(Engine):
         table = pa.table([self._held[n] for n in names], names=names)
         return self._con.from_arrow(table), False
 
+    def _typed(self, expr: Expr) -> Expr:
+        """``expr`` with its long IN lists read from JSON (:func:`_long_in_lists`), by the types."""
+        return _long_in_lists(expr, dict(self._types))
+
     def schema(self) -> Schema:
         """Column kinds from the relation's types (bound when the engine was made)."""
         return dict(self._schema)
@@ -826,7 +892,7 @@ class DuckDBEngine(Engine):
         values: list[Any] = []
         for start in range(0, len(exprs), size):
             chunk = exprs[start : start + size]
-            inputs, aggregates = project_aggregate_inputs(chunk)
+            inputs, aggregates = project_aggregate_inputs([self._typed(e) for e in chunk])
             sql = _select_aggregates(aggregates, _DATA, inputs)
             rows = self.query(sql, f"aggregate {len(chunk)}", columns_read(chunk))
             values += _decoded(chunk, rows[0])
@@ -835,7 +901,8 @@ class DuckDBEngine(Engine):
     def sample(self, condition: Expr, columns: Sequence[Expr], limit: int) -> list[tuple[Any, ...]]:
         """``SELECT columns FROM data WHERE condition LIMIT limit``."""
         projection = ", ".join(render(c) for c in columns)
-        sql = f"SELECT {projection} FROM {_DATA} WHERE {render(condition)} LIMIT {int(limit)}"
+        where = render(self._typed(condition))
+        sql = f"SELECT {projection} FROM {_DATA} WHERE {where} LIMIT {int(limit)}"
         return self.query(sql, f"sample {int(limit)}", columns_read([condition, *columns]))
 
     def text_values(self, column: str) -> list[str | None]:
@@ -904,7 +971,7 @@ class DuckDBEngine(Engine):
         read = [f"{quote_identifier(c)} AS {quote_identifier(n)}" for c, n in plan]
         read += [f"{quote_identifier(c)} AS {k}" for c, k in zip(columns, carried, strict=True)]
         names = ", ".join(
-            f"CASE WHEN {render(condition)} THEN {sql_literal(name)} END"
+            f"CASE WHEN {render(self._typed(condition))} THEN {sql_literal(name)} END"
             for name, condition in broken.items()
         )
         listed = (

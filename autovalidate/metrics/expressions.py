@@ -47,6 +47,7 @@ from typing import Any
 __all__ = [
     "AGGREGATE_FUNCTIONS",
     "HLL_HASH_BITS",
+    "LONG_IN_LIST",
     "Call",
     "Col",
     "Expr",
@@ -176,6 +177,20 @@ class Call(Expr):
 
     fn: str
     args: tuple[Expr, ...]
+
+    def __hash__(self) -> int:
+        # kept once computed: analyzers are dictionary keys, looked up many times a
+        # run, and the tree under an is_in of 1,000,000 values took 0.5 s a hash
+        cached: int | None = self.__dict__.get("_hash")
+        if cached is None:
+            cached = hash((self.fn, self.args))
+            self.__dict__["_hash"] = cached
+        return cached
+
+    def __getstate__(self) -> dict[str, Any]:
+        # without the cached hash: a string's hash differs from process to process
+        # (a Spark executor's, a state file's reader's)
+        return {"fn": self.fn, "args": self.args}
 
 
 #: Bits of the value hash that :func:`hll_code` uses (15 hex digits of the MD5).
@@ -685,6 +700,13 @@ def parses_as_datetime(x: Expr, strptime_format: str) -> Call:
     """
     java_datetime_pattern(strptime_format)
     return _call("parses_as_datetime", x, lit(strptime_format))
+
+
+#: Above this many constants an ``is_in`` is long: the engines pass its constants
+#: to the database as one text (DuckDB: a JSON list, Spark: SQL text) instead of
+#: one literal each, which costs 4-6 s per 100,000 on DuckDB (binding) and 45 s
+#: on Spark (a py4j call each); see ``benchmarks/contained_in.py``.
+LONG_IN_LIST = 100
 
 
 def is_in(x: Expr, values: Iterable[Scalar]) -> Call:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
+from datetime import date
 
 import duckdb
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -321,3 +323,58 @@ def test_groupings_read_the_data_once_and_each_gets_its_own_frequencies(monkeypa
     # the hold that did not fit, one query per filter
     assert engine.stats.scans == 3
     assert sum(entry.startswith("scan: group sets") for entry in engine.stats.log) == 2
+
+
+def _membership(data, column, allowed):
+    return value(data, Compliance("in", E.is_in(E.col(column), allowed), None, (column,)))
+
+
+@pytest.mark.parametrize(
+    ("values", "allowed", "arrow_type"),
+    [
+        (
+            [f"k{i}" for i in range(300)] + [None, "x", "ä😀", "it's", 'd"q\\'],
+            [f"k{i}" for i in range(0, 400, 2)] + ["ä😀", "it's", 'd"q\\'],
+            None,
+        ),
+        (list(range(300)) + [None, -1], list(range(0, 400, 3)), pa.int32()),
+        (list(range(300)) + [None], list(range(0, 400, 3)), pa.int64()),
+        ([i / 4 for i in range(300)] + [None], [i / 2 for i in range(150)] + [3], pa.float64()),
+        ([True, False, None] * 50, [True] * 150, pa.bool_()),
+    ],
+)
+def test_a_long_in_list_reads_its_constants_from_json_with_the_same_truth_values(
+    values, allowed, arrow_type
+):
+    data = arrow({"c": values}, {"c": arrow_type} if arrow_type else None)
+    engine = DuckDBEngine(data)
+    typed = engine._typed(E.is_in(E.col("c"), allowed))
+    assert typed.fn == "in_json"
+    assert "from_json(" in render(typed)
+    wanted = set(allowed)
+    expected = sum(v is not None and v in wanted for v in values) / len(values)
+    assert _membership(data, "c", allowed) == pytest.approx(expected)
+    # the rows that fail it, as a sample and as validate-batch splits them, too
+    outside = E.not_(E.is_in(E.col("c"), allowed))
+    sampled = engine.sample(outside, [E.col("c")], 1000)
+    assert sorted(r[0] for r in sampled) == sorted(
+        v for v in values if v is not None and v not in wanted
+    )
+
+
+def test_in_lists_that_json_cannot_type_exactly_keep_their_constants():
+    engine = DuckDBEngine(
+        arrow({"d": [date(2020, 1, 1), None], "s": ["a", "1"], "i": [1, 2], "f": [1.5, 2.0]})
+    )
+    many = [f"2020-01-{d:02d}" for d in range(1, 29)] * 5
+    # a DATE column casts each text constant to a date: kept as an IN list
+    assert engine._typed(E.is_in(E.col("d"), many)).fn == "is_in"
+    assert _membership(engine.relation.arrow(), "d", many) == 0.5
+    # mixed constants, bools for an integer column, an infinity, a short list
+    assert engine._typed(E.is_in(E.col("s"), ["a"] * 100 + [1])).fn == "is_in"
+    assert engine._typed(E.is_in(E.col("i"), [True] * 101)).fn == "is_in"
+    assert engine._typed(E.is_in(E.col("f"), [1.5] * 100 + [math.inf])).fn == "is_in"
+    assert engine._typed(E.is_in(E.col("s"), ["a"] * 100)).fn == "is_in"
+    # inside other expressions too
+    nested = engine._typed(E.or_(E.is_null(E.col("s")), E.is_in(E.col("s"), ["a"] * 101)))
+    assert nested.args[1].fn == "in_json"

@@ -167,3 +167,42 @@ def test_missing_values_are_the_same_on_both_engines_and_in_python(spark, patter
         for data in (table, spark.createDataFrame(table)):
             got = run(data, [analyzer]).metric(analyzer)
             assert got.error is None and got.value == expected, (tokens, got)
+
+
+@pytest.mark.parametrize(
+    ("values", "allowed", "arrow_type"),
+    [
+        (
+            ["k0", "ä😀", "tab\there", "x", None] * 30,
+            [f"k{i}" for i in range(150)] + ["ä😀", "tab\there", 'd"q'],
+            None,
+        ),
+        # a quote or a backslash: the values go through isin, with the same answer
+        (
+            ["it's", "back\\slash", "x"] * 50,
+            [f"k{i}" for i in range(150)] + ["it's", "back\\slash"],
+            None,
+        ),
+        ([1, 2, 3_000_000_000, -1, None] * 30, list(range(200)) + [3_000_000_000], pa.int64()),
+        ([0.1, 0.25, 1e300, None] * 30, [i / 4 for i in range(200)] + [0.1, 1e300], pa.float64()),
+        ([True, False, None] * 50, [True] * 150, pa.bool_()),
+    ],
+)
+def test_a_long_in_list_has_the_truth_values_of_isin(spark, values, allowed, arrow_type):
+    data = arrow({"odd `c`": values}, {"odd `c`": arrow_type} if arrow_type else None)
+    frame = spark.createDataFrame(data)
+    analyzer = Compliance("in", E.is_in(E.col("odd `c`"), allowed), None, ("odd `c`",))
+    wanted = set(allowed)
+    expected = sum(v is not None and v in wanted for v in values) / len(values)
+    assert run(frame, [analyzer]).metric(analyzer).value == pytest.approx(expected)
+
+
+def test_long_in_list_constants_are_spark_literals_of_the_types_lit_gives():
+    from autovalidate.engines.spark import _spark_literals
+
+    texts = _spark_literals(["a b", 'd"q', 1, -(2**31), 2**40, 0.5, True])
+    assert texts == "'a b', 'd\"q', 1, -2147483648, 1099511627776L, 0.5D, TRUE"
+    assert _spark_literals(["it's"]) is None and _spark_literals(["a\\b"]) is None
+    assert _spark_literals([1.0, float("nan")]) is None
+    assert _spark_literals([1, None]) is None
+    assert _spark_literals([2**63]) is None

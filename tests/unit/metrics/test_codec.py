@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import pickle
+import subprocess
+import sys
 
 import pandas as pd
 import pytest
@@ -77,3 +81,24 @@ def test_the_suite_format_still_refuses_expression_objects():
     }
     with pytest.raises(ConstraintFormatError, match="predicate is a Call"):
         analyzer_to_dict(POSITIVE)
+
+
+def test_a_call_keeps_its_hash_but_never_carries_it_to_another_process():
+    call = E.is_in(E.col("x"), [f"v{i}" for i in range(1000)])
+    assert hash(call) == hash(call) == hash(E.is_in(E.col("x"), [f"v{i}" for i in range(1000)]))
+    blob = pickle.dumps({call: 1})
+    assert "_hash" not in pickle.loads(pickle.dumps(call)).__dict__
+    # strings hash differently in a process with another seed: the key still finds its value
+    reader = (
+        "import pickle, sys; from autovalidate.metrics import expressions as E; "
+        "d = pickle.loads(sys.stdin.buffer.read()); "
+        "print(d[E.is_in(E.col('x'), [f'v{i}' for i in range(1000)])])"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", reader],
+        input=blob,
+        capture_output=True,
+        check=True,
+        env={**os.environ, "PYTHONHASHSEED": "7"},
+    )
+    assert out.stdout.strip() == b"1"
