@@ -20,6 +20,7 @@ without collecting the data::
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -41,10 +42,34 @@ if TYPE_CHECKING:
     from autovalidate.metrics.expressions import Expr
     from autovalidate.repository.base import MetricsRepository
 
-__all__ = ["BROKEN_CONSTRAINTS", "ValidationResult", "validate"]
+__all__ = [
+    "BROKEN_CONSTRAINTS",
+    "MAX_ROW_NAME",
+    "ValidationResult",
+    "row_constraint_name",
+    "validate",
+]
 
 #: The column of the invalid rows that lists the constraints each row broke.
 BROKEN_CONSTRAINTS = "_broken_constraints"
+#: Longest constraint name the rows that break it list in full: a longer one (an
+#: ``is_contained_in`` of 100,000 values is named in 1.2 MB) would be repeated on
+#: every such row, past the 2 GiB of text an Arrow column holds.
+MAX_ROW_NAME = 200
+
+
+def row_constraint_name(name: str) -> str:
+    """A constraint's name as the rows that break it list it (:data:`BROKEN_CONSTRAINTS`).
+
+    ``name`` itself up to :data:`MAX_ROW_NAME` characters; a longer one cut
+    to its start, then ``…#`` and 12 hex digits of its BLAKE2b digest (200
+    characters in all), so that two long names stay two.
+    """
+    if len(name) <= MAX_ROW_NAME:
+        return name
+    digest = hashlib.blake2b(name.encode("utf-8", "surrogatepass"), digest_size=6).hexdigest()
+    return f"{name[: MAX_ROW_NAME - 14]}…#{digest}"
+
 
 #: What :func:`validate` takes as a suite.
 SuiteLike = (
@@ -246,6 +271,9 @@ class ValidationResult:
     def row_constraints(self, *, failed_only: bool = False) -> dict[str, Expr]:
         """Constraint name -> the condition of a row that breaks it, for the row-level constraints.
 
+        A name is :func:`row_constraint_name` of the constraint's (cut past
+        :data:`MAX_ROW_NAME` characters).
+
         Row-level: Auto-Validate pattern constraints (a non-null value not
         fully matching the regex: RE2 on DuckDB, Java on Spark; nulls are no
         pattern violation), completeness (a null), ``is_contained_in`` (a
@@ -271,7 +299,7 @@ class ValidationResult:
                     continue
                 violation = outcome.constraint.row_violation()
                 if violation is not None:
-                    out.setdefault(str(outcome.constraint), violation)
+                    out.setdefault(row_constraint_name(str(outcome.constraint)), violation)
         return out
 
     def split(
@@ -294,7 +322,8 @@ class ValidationResult:
         column
             The invalid part's column listing, per row, the names of the
             constraints it broke (a list of strings, as in :meth:`rows`'
-            ``constraint``; checks' order).
+            ``constraint``, a name longer than :data:`MAX_ROW_NAME` cut by
+            :func:`row_constraint_name`; checks' order).
         failed_only
             Only split by the constraints that failed (see :meth:`row_constraints`).
 

@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 import autovalidate as av
 from autovalidate.checks.spec import CheckSpec, ConstraintSpec, ConstraintSuite
 from autovalidate.cli import app
-from autovalidate.pipeline import BROKEN_CONSTRAINTS
+from autovalidate.pipeline import BROKEN_CONSTRAINTS, MAX_ROW_NAME, row_constraint_name
 
 runner = CliRunner()
 
@@ -154,3 +154,31 @@ def test_validate_opens_its_input_once(orders, tmp_path, monkeypatch):
     res = run("validate", orders, "-c", _suite(tmp_path), "--failed-rows", tmp_path / "f.parquet")
     assert res.exit_code == 1, res.output
     assert [str(d) for d in opened] == [str(orders)]
+
+
+def test_a_long_constraint_name_is_cut_in_the_rows_that_break_it(tmp_path):
+    # an allowed set of 20,000 codes is named in 220 KB: repeated on each of the
+    # 12,000 rows outside it, 2.6 GB of text, past what an Arrow column holds
+    codes = tmp_path / "codes.csv"
+    codes.write_text("code\n" + "\n".join(f"x{i}" for i in range(12_000)) + "\nc1\n")
+    allowed = [f"c{i:08d}" for i in range(20_000)]
+    suite = tmp_path / "suite.json"
+    specs = [
+        ConstraintSpec("is_contained_in", {"column": "code", "allowed_values": allowed + [v]})
+        for v in ("c1", "c2")
+    ]
+    checks = (CheckSpec("codes", av.CheckLevel.ERROR, tuple(specs)),)
+    suite.write_text(ConstraintSuite(checks).to_json())
+    out = tmp_path / "failed.parquet"
+    res = run("validate", codes, "-c", suite, "--failed-rows", out)
+    assert res.exit_code == 1, res.output
+    written = pq.read_table(out)
+    assert written.num_rows == 12_001
+    names = {n for row in written.column(BROKEN_CONSTRAINTS).to_pylist() for n in row}
+    # two constraints, two names, each its start and a digest of the whole
+    assert len(names) == 2 and all(len(n) == MAX_ROW_NAME for n in names)
+    assert all(
+        n.startswith("ComplianceConstraint(Compliance(code contained in c00000000,") for n in names
+    )
+    full = [r["constraint"] for r in av.validate(codes, suite).rows()]
+    assert {row_constraint_name(n) for n in full} == names
