@@ -460,10 +460,7 @@ def engine_error(exc: duckdb.Error, source: str = DATA_NAME) -> EngineError | Da
         isinstance(exc, duckdb.InvalidInputException)
         and any(part in text for part in _UNREADABLE_INPUT)
     ):
-        head = text.split("\n\n", 1)[0]  # DuckDB appends the reader's options
-        return DataSourceError(
-            source, unreadable_csv(source, "cannot be read", " ".join(head.split()))
-        )
+        return DataSourceError(source, unreadable_csv(source, "cannot be read", text))
     if isinstance(exc, _QUERY_ERRORS) and "executing the UDF" not in text:
         return QueryError(f"DuckDB query failed: {exc}")
     if isinstance(exc, duckdb.OutOfMemoryException):

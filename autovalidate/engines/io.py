@@ -216,16 +216,29 @@ def first_non_utf8(path: str) -> tuple[int, int] | None:
         return None
 
 
-def unreadable_csv(path: str, prefix: str, detail: str) -> str:
+#: Longest line of DuckDB's message about an input that is kept whole: it quotes the
+#: line it could not read (up to 10,000 characters) before saying why.
+MAX_QUOTED_LINE = 200
+
+
+def unreadable_csv(path: str, prefix: str, message: str) -> str:
     """``prefix: detail`` for a file DuckDB cannot read, where the first non-UTF-8 byte is if so.
 
-    DuckDB's own report of a file that is not UTF-8 can quote another line
-    than the one it names (the header, when its sniffer meets the byte), and
-    its remedy (an ``encoding`` option) is not one of autovalidate's: the
-    message says where the first such byte is and how to convert the file,
-    in place of ``detail`` (DuckDB's message); ``detail`` stays for another
-    cause or another source (a Parquet file, a name).
+    ``detail`` is DuckDB's ``message`` on one line: without the reader's
+    options and remedies (after its first blank line), each of its lines cut
+    at :data:`MAX_QUOTED_LINE` characters, so that the reason after a quoted
+    line of 5 MB (``Maximum line size of 2000000 bytes exceeded``) is not cut
+    from the error line with it. DuckDB's own report of a file that is not
+    UTF-8 can quote another line than the one it names (the header, when its
+    sniffer meets the byte), and its remedy (an ``encoding`` option) is not
+    one of autovalidate's: the message says where the first such byte is and
+    how to convert the file instead; ``detail`` stays for another cause or
+    another source (a Parquet file, a name).
     """
+    lines = message.split("\n\n", 1)[0].splitlines()
+    detail = " ".join(
+        " ".join(_cut(line, MAX_QUOTED_LINE).split()) for line in lines if line.strip()
+    )
     csv_file = os.path.isfile(path) and Path(path).suffix.lower() in _CSV_SUFFIXES
     where = first_non_utf8(path) if csv_file and "unicode" in detail.lower() else None
     if where is None:
@@ -239,6 +252,13 @@ def unreadable_csv(path: str, prefix: str, detail: str) -> str:
         f"e.g. from Latin-1 with `iconv -f latin1 -t utf-8 {shlex.quote(path)} > "
         f"{shlex.quote(str(target))}`"
     )
+
+
+def _cut(text: str, most: int) -> str:
+    """``text`` up to ``most`` characters, then how many more there were."""
+    if len(text) <= most:
+        return text
+    return f"{text[:most]}… ({len(text) - most:,} more characters)"
 
 
 def to_relation(data: Any, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyRelation:
@@ -307,9 +327,9 @@ def to_relation(data: Any, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyRel
                 return _header_as_written(relation, read(False))
             return con.read_parquet(_parquet_glob(text))
         except duckdb.Error as exc:
-            head = str(exc).split("\n\n", 1)[0]  # DuckDB appends the reader's options
-            detail = unreadable_csv(text, f"cannot read {fmt}", " ".join(head.split()))
-            raise DataSourceError(text, detail) from exc
+            raise DataSourceError(
+                text, unreadable_csv(text, f"cannot read {fmt}", str(exc))
+            ) from exc
     module = type(data).__module__.split(".")[0]
     if module in {"pandas", "pyarrow", "polars"}:
         try:

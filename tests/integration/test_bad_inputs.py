@@ -140,6 +140,14 @@ def _big_cell(f: Files) -> Result:
     return run("suggest", data, "-c", "a", "-i", f.index, "--json")
 
 
+def _huge_line(f: Files) -> Result:
+    data = f.csv("huge.csv", "a,b\n" + "x" * 5_000_000 + ",1\nyz,2\n")
+    res = run("suggest", data)
+    # the quoted line is cut, not the reason after it
+    assert len(res.output) < 1_000, len(res.output)
+    return res
+
+
 def _nul(f: Files) -> Result:
     data = f.csv("nul.csv", b"a,b\nx\x00y,1\nz,2\n")
     from autovalidate.engines.io import column_values
@@ -377,6 +385,7 @@ CASES: dict[tuple[str, str], Callable[[Files], Result]] = {
     ("ragged rows", "validate"): _ragged,
     ("unbalanced quote", "validate"): _quote,
     ("a 1 MB cell", "suggest --column"): _big_cell,
+    ("a 5 MB line", "suggest"): _huge_line,
     ("NUL bytes in a cell", "validate"): _nul,
     ("CRLF line ends", "suggest --column"): _crlf,
     ("one-column file whose values share a `;`", "suggest --column"): _one_column,
