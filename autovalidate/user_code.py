@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from autovalidate.portable_regex import re2_error
+from autovalidate.wording import shortened
 
 __all__ = [
     "CUSTOM_SQL_TABLE",
@@ -149,6 +150,13 @@ def _function_refusal(node: object) -> str | None:
     return None
 
 
+#: Why SQL nested past what the parser reads is refused: sqlglot recurses for each
+#: level, and Python's stack ends at about 40 levels of parentheses or 90 NOTs.
+NESTED_TOO_DEEPLY = "nested too deeply to read"
+#: Characters of a refused SQL text its message quotes (the reason comes after it).
+MAX_QUOTED_SQL = 200
+
+
 @functools.lru_cache(maxsize=1024)
 def _sql_refusal(text: str, dialect: str) -> str | None:
     import sqlglot
@@ -160,6 +168,8 @@ def _sql_refusal(text: str, dialect: str) -> str | None:
     except SqlglotError as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         return f"not an SQL expression ({first})"
+    except RecursionError:  # sqlglot's parser recurses once per level of nesting
+        return NESTED_TOO_DEEPLY
     if len(parsed) != 1:
         return f"{len(parsed)} statements; one expression expected"
     (root,) = parsed
@@ -203,8 +213,8 @@ def check_sql_expression(
     if why is not None:
         raise UnsafeInputError(
             what,
-            f"{text!r} refused: {why}; a predicate or filter is one SQL expression "
-            "over the table's columns",
+            f"{shortened(repr(text), MAX_QUOTED_SQL)} refused: {why}; a predicate or "
+            "filter is one SQL expression over the table's columns",
         )
 
 
@@ -219,6 +229,8 @@ def _query_refusal(text: str) -> str | None:
     except SqlglotError as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         return f"not Spark SQL ({first})"
+    except RecursionError:
+        return NESTED_TOO_DEEPLY
     if len(parsed) != 1 or not isinstance(parsed[0], exp.Select):
         return "not one SELECT statement"
     ctes = {c.alias_or_name.lower() for c in parsed[0].find_all(exp.CTE)}
@@ -265,7 +277,7 @@ def check_sql_query(text: object, what: str) -> None:
         raise UnsafeInputError(what, f"SQL must be a string, not {type(text).__name__}")
     why = _query_refusal(text)
     if why is not None:
-        raise UnsafeInputError(what, f"{text!r} refused: {why}")
+        raise UnsafeInputError(what, f"{shortened(repr(text), MAX_QUOTED_SQL)} refused: {why}")
 
 
 def custom_sql_on(text: str, table: str, dialect: str) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["counted", "printable"]
+__all__ = ["counted", "printable", "shortened"]
 
 
 def counted(n: int, noun: str, plural: str | None = None) -> str:
@@ -31,3 +31,14 @@ def printable(text: str) -> str:
     before it. Tab and newline stay.
     """
     return text.translate(_CONTROLS)
+
+
+def shortened(text: str, most: int) -> str:
+    """``text`` up to ``most`` characters, then how many more there were.
+
+    >>> shortened("abcdef", 4), shortened("abc", 4)
+    ('abcd... (2 more characters)', 'abc')
+    """
+    if len(text) <= most:
+        return text
+    return f"{text[:most]}... ({len(text) - most:,} more characters)"

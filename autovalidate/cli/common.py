@@ -19,7 +19,7 @@ from rich.text import Text
 from typer.core import TyperCommand
 
 from autovalidate.errors import AutovalidateError, DataSourceError, ParameterError
-from autovalidate.wording import printable
+from autovalidate.wording import printable, shortened
 
 if TYPE_CHECKING:
     from autovalidate.engines import Engine
@@ -223,9 +223,7 @@ def fail_line(message: str) -> None:
 
     A message longer than :data:`MAX_MESSAGE` characters is cut there.
     """
-    text = " ".join(message.split())
-    if len(text) > MAX_MESSAGE:
-        text = f"{text[:MAX_MESSAGE]}... ({len(text) - MAX_MESSAGE:,} more characters)"
+    text = shortened(" ".join(message.split()), MAX_MESSAGE)
     err_console.print(styled("error:", "bold red"), text, highlight=False, soft_wrap=True)
 
 

@@ -32,6 +32,7 @@ import duckdb
 
 from autovalidate.errors import ColumnNotFoundError, DataError, DataSourceError, EmptyColumnError
 from autovalidate.metrics.expressions import quote_identifier
+from autovalidate.wording import shortened
 
 __all__ = [
     "column_values",
@@ -237,7 +238,7 @@ def unreadable_csv(path: str, prefix: str, message: str) -> str:
     """
     lines = message.split("\n\n", 1)[0].splitlines()
     detail = " ".join(
-        " ".join(_cut(line, MAX_QUOTED_LINE).split()) for line in lines if line.strip()
+        " ".join(shortened(line, MAX_QUOTED_LINE).split()) for line in lines if line.strip()
     )
     csv_file = os.path.isfile(path) and Path(path).suffix.lower() in _CSV_SUFFIXES
     where = first_non_utf8(path) if csv_file and "unicode" in detail.lower() else None
@@ -252,13 +253,6 @@ def unreadable_csv(path: str, prefix: str, message: str) -> str:
         f"e.g. from Latin-1 with `iconv -f latin1 -t utf-8 {shlex.quote(path)} > "
         f"{shlex.quote(str(target))}`"
     )
-
-
-def _cut(text: str, most: int) -> str:
-    """``text`` up to ``most`` characters, then how many more there were."""
-    if len(text) <= most:
-        return text
-    return f"{text[:most]}… ({len(text) - most:,} more characters)"
 
 
 def to_relation(data: Any, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyRelation:

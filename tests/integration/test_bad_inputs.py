@@ -464,6 +464,13 @@ CASES: dict[tuple[str, str], Callable[[Files], Result]] = {
             constraint_name="x",
         )
     ),
+    ("suite predicate nested 50,000 parentheses deep", "validate"): lambda f: _deequ(
+        f,
+        "nested-sql.json",
+        constraint="satisfies",
+        predicate="(" * 50_000 + "id > 0" + ")" * 50_000,
+        constraint_name="x",
+    ),
     ("`has_pattern` regex with a look-ahead", "validate"): lambda f: _deequ(
         f, "ahead.json", constraint="has_pattern", column="name", pattern="(?=n)n[0-9]+"
     ),

@@ -175,3 +175,25 @@ def test_spark_refuses_the_same_sql_and_regexes(spark):
     with pytest.raises(UnsafeInputError, match="a query"):
         run_checks([check], frame)
     assert Compliance("ok", "id > 0").aggregations()  # an expression over the row is fine
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["(" * 50_000 + "a = 1" + ")" * 50_000, "NOT " * 100_000 + "a = 1"],
+    ids=["parentheses", "nots"],
+)
+def test_sql_nested_past_what_the_parser_reads_is_refused_saying_so(text):
+    with pytest.raises(UnsafeInputError) as info:
+        check_sql_expression(text, "constraint 0: predicate", dialects=("duckdb", "spark"))
+    message = str(info.value)
+    # the text quoted is cut, and the reason after it is whole
+    assert "refused: nested too deeply to read; a predicate" in message
+    assert len(message) < 500 and "more characters)" in message
+
+
+def test_a_long_refused_predicate_is_quoted_in_part_and_its_reason_in_full():
+    text = "a = 1 AND " * 10_000 + "read_csv('x') IS NULL"
+    with pytest.raises(UnsafeInputError) as info:
+        check_sql_expression(text, "where")
+    assert "read_csv" in str(info.value).split("refused:")[1]
+    assert len(str(info.value)) < 600
