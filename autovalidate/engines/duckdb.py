@@ -37,7 +37,7 @@ from autovalidate.engines.base import (
     ExecutionStats,
     renaming,
 )
-from autovalidate.engines.io import is_csv_path, to_relation, unreadable_csv
+from autovalidate.engines.io import MEMORY_ADVICE, is_csv_path, to_relation, unreadable_csv
 from autovalidate.errors import DataSourceError, EngineError, QueryError
 from autovalidate.metrics.base import COUNT_COLUMN, ColumnKind, Grouping, Schema
 from autovalidate.metrics.expressions import (
@@ -465,8 +465,7 @@ def engine_error(exc: duckdb.Error, source: str = DATA_NAME) -> EngineError | Da
         return QueryError(f"DuckDB query failed: {exc}")
     if isinstance(exc, duckdb.OutOfMemoryException):
         return EngineError(
-            f"DuckDB failed: {exc} (its memory limit is {MEMORY_LIMIT}: set "
-            "AUTOVALIDATE_DUCKDB_MEMORY_LIMIT, e.g. to 4GB, for more)"
+            f"DuckDB failed: {exc} (its memory limit is {MEMORY_LIMIT}: {MEMORY_ADVICE})"
         )
     return EngineError(f"DuckDB failed: {exc}")
 

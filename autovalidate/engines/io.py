@@ -217,6 +217,9 @@ def first_non_utf8(path: str) -> tuple[int, int] | None:
         return None
 
 
+#: What to do where DuckDB runs out of the memory it may use (``MEMORY_LIMIT`` of
+#: :mod:`autovalidate.engines.duckdb`), reading or querying.
+MEMORY_ADVICE = "set AUTOVALIDATE_DUCKDB_MEMORY_LIMIT, e.g. to 4GB, for more"
 #: Longest line of DuckDB's message about an input that is kept whole: it quotes the
 #: line it could not read (up to 10,000 characters) before saying why.
 MAX_QUOTED_LINE = 200
@@ -321,9 +324,10 @@ def to_relation(data: Any, con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyRel
                 return _header_as_written(relation, read(False))
             return con.read_parquet(_parquet_glob(text))
         except duckdb.Error as exc:
-            raise DataSourceError(
-                text, unreadable_csv(text, f"cannot read {fmt}", str(exc))
-            ) from exc
+            detail = unreadable_csv(text, f"cannot read {fmt}", str(exc))
+            if isinstance(exc, duckdb.OutOfMemoryException):  # a very wide file, say
+                detail += f" (DuckDB's memory limit: {MEMORY_ADVICE})"
+            raise DataSourceError(text, detail) from exc
     module = type(data).__module__.split(".")[0]
     if module in {"pandas", "pyarrow", "polars"}:
         try:

@@ -148,6 +148,12 @@ def _huge_line(f: Files) -> Result:
     return res
 
 
+def _wide(f: Files) -> Result:
+    columns = range(20_000)
+    lines = [",".join(f"c{i}" for i in columns)] + [",".join(map(str, columns))] * 3
+    return run("suggest", f.csv("wide.csv", "\n".join(lines) + "\n"))
+
+
 def _nul(f: Files) -> Result:
     data = f.csv("nul.csv", b"a,b\nx\x00y,1\nz,2\n")
     from autovalidate.engines.io import column_values
@@ -386,6 +392,7 @@ CASES: dict[tuple[str, str], Callable[[Files], Result]] = {
     ("unbalanced quote", "validate"): _quote,
     ("a 1 MB cell", "suggest --column"): _big_cell,
     ("a 5 MB line", "suggest"): _huge_line,
+    ("a CSV file of 20,000 columns", "suggest"): _wide,
     ("NUL bytes in a cell", "validate"): _nul,
     ("CRLF line ends", "suggest --column"): _crlf,
     ("one-column file whose values share a `;`", "suggest --column"): _one_column,

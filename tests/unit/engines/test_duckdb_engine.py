@@ -292,6 +292,19 @@ def test_running_out_of_memory_says_which_limit_to_raise():
     assert isinstance(error, EngineError) and "AUTOVALIDATE_DUCKDB_MEMORY_LIMIT" in str(error)
 
 
+def test_a_file_too_wide_to_read_in_the_memory_limit_says_which_limit_to_raise(tmp_path):
+    from autovalidate.engines.io import to_relation
+
+    wide = tmp_path / "wide.csv"
+    columns = range(3000)
+    wide.write_text(",".join(f"c{i}" for i in columns) + "\n" + ",".join(map(str, columns)) + "\n")
+    with duckdb.connect(config={"memory_limit": "32MB"}) as con:
+        with pytest.raises(DataSourceError) as raised:
+            to_relation(str(wide), con)
+    message = str(raised.value)
+    assert "Out of Memory" in message and "AUTOVALIDATE_DUCKDB_MEMORY_LIMIT" in message
+
+
 def test_groupings_read_the_data_once_and_each_gets_its_own_frequencies(monkeypatch):
     monkeypatch.setattr("autovalidate.engines.duckdb.HOLD_BYTES", 0)  # every query scans
     data = arrow(
