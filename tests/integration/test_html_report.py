@@ -287,9 +287,7 @@ def test_control_characters_of_data_text_are_shown_as_escapes(tmp_path):
         {"kind": "deequ", "constraint": "has_max_length", "column": "code"}
         | {"assertion": {"op": "<=", "value": 4}},
     ]
-    suite.write_text(
-        json.dumps({"format": "autovalidate-suite", "version": 2, "checks": [check]})
-    )
+    suite.write_text(json.dumps({"format": "autovalidate-suite", "version": 2, "checks": [check]}))
     page = tmp_path / "report.html"
     assert run("validate", data, "-c", suite, "--html", page).exit_code == 1
     html = page.read_text()
