@@ -36,8 +36,11 @@ before any of it reaches DuckDB or Spark:
   checked), with no table function, parameter or function that reaches out of
   the row, as above.
 
-All raise :class:`~autovalidate.errors.UnsafeInputError`, one line naming what
-was refused and why.
+Both SQL checks also refuse a text longer than :data:`MAX_SQL_TEXT` characters
+before parsing it (parsing and planning grow with it) and one nested past what
+the parser reads (:data:`NESTED_TOO_DEEPLY`). All raise
+:class:`~autovalidate.errors.UnsafeInputError`, one line naming what was
+refused and why, the text quoted in its first :data:`MAX_QUOTED_SQL` characters.
 """
 
 from __future__ import annotations

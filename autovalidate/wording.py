@@ -1,4 +1,4 @@
-"""Text for a reader: counted nouns (``2 constraints``), control characters made visible."""
+"""Text for a reader: counted nouns (``2 constraints``), control characters shown, long text cut."""
 
 from __future__ import annotations
 
