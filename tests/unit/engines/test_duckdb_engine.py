@@ -367,7 +367,8 @@ def test_a_long_in_list_reads_its_constants_from_json_with_the_same_truth_values
     wanted = set(allowed)
     expected = sum(v is not None and v in wanted for v in values) / len(values)
     assert _membership(data, "c", allowed) == pytest.approx(expected)
-    # the rows that fail it, as a sample and as validate-batch splits them, too
+    # the rows that fail it, as the sample of failing rows gets them (split_rows, which
+    # --failed-rows uses, is run on a long list in test_cli_failed_rows.py)
     outside = E.not_(E.is_in(E.col("c"), allowed))
     sampled = engine.sample(outside, [E.col("c")], 1000)
     assert sorted(r[0] for r in sampled) == sorted(
