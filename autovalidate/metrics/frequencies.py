@@ -74,12 +74,15 @@ class FrequenciesState(State):
         return int(pc.sum(self.table[COUNT_COLUMN]).as_py() or 0)
 
     def merge(self, other: FrequenciesState) -> FrequenciesState:
-        """Sum the counts of equal keys."""
+        """Sum the counts of equal keys (a float key's -0.0 equal to 0.0, as the engines group)."""
         keys = self.key_names
         both = pa.concat_tables(
             [self.table, other.table.select(self.table.column_names)],
             promote_options="permissive",
         )
+        for i, column in enumerate(both.columns):
+            if pa.types.is_floating(column.type):  # -0.0 + 0.0 is 0.0; Arrow groups by the bits
+                both = both.set_column(i, both.field(i), pc.add(column, 0.0))
         summed = both.group_by(keys, use_threads=False).aggregate([(COUNT_COLUMN, "sum")])
         return FrequenciesState(
             pa.table({**{k: summed[k] for k in keys}, COUNT_COLUMN: summed[f"{COUNT_COLUMN}_sum"]})

@@ -78,6 +78,7 @@ EXACT = [
     Entropy("k"),
     MutualInformation(["k", "y"]),
     Histogram("k", where="y >= 0"),
+    Distinctness("x"),
 ]
 APPROXIMATE = [ApproxQuantile("x", 0.5, relative_error=0.1), ApproxQuantiles("y", [0.1, 0.9])]
 ALL = EXACT + APPROXIMATE
@@ -160,6 +161,8 @@ def _assert_merge_law(state_a, state_b, union: pa.Table, union_context) -> None:
     a=[(None, 171.094, 0)],
     b=[(None, 171.094, 0), (None, 171.094, 0), (None, 171.094, 1)],
 )
+# a float key's -0.0 and 0.0 are one group in the engines, and were two in the merge
+@example(a=[(None, 0.0, None), (None, 0.0, None)], b=[(None, -0.0, None)])
 def test_merge_law_on_duckdb(a, b):
     table_a, table_b = _table(a), _table(b)
     union = pa.concat_tables([table_a, table_b])
