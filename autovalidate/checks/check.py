@@ -48,7 +48,9 @@ from autovalidate.metrics.frequencies import (
     Distinctness,
     DuplicateCount,
     Entropy,
+    ExactQuantile,
     Histogram,
+    InterquartileRange,
     MutualInformation,
     Uniqueness,
     UniqueValueRatio,
@@ -63,6 +65,7 @@ from autovalidate.metrics.statistics import (
     Mean,
     Minimum,
     Monotonicity,
+    Range,
     RatioOfSums,
     Skewness,
     StandardDeviation,
@@ -649,6 +652,18 @@ class Check:
         return self._assert(Maximum(column, where), assertion, hint)
 
     @in_suites
+    def has_range(
+        self,
+        column: str,
+        assertion: AssertionFn,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the largest minus the smallest value of numeric ``column``."""
+        return self._assert(Range(column, where), assertion, hint)
+
+    @in_suites
     def has_mean(
         self,
         column: str,
@@ -747,6 +762,36 @@ class Check:
         """Assert on the ``quantile`` of numeric ``column``, within ``relative_error`` in rank."""
         analyzer = ApproxQuantile(column, quantile, relative_error, where)
         return self._assert(analyzer, assertion, hint)
+
+    @in_suites
+    def has_exact_quantile(
+        self,
+        column: str,
+        quantile: float,
+        assertion: AssertionFn,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the exact ``quantile`` of numeric ``column``, as Spark's ``percentile``.
+
+        Its state holds each distinct value of the column
+        (:class:`~autovalidate.metrics.ExactQuantile`); for a column of many
+        distinct values, :meth:`has_approx_quantile` keeps a fixed-size one.
+        """
+        return self._assert(ExactQuantile(column, quantile, where), assertion, hint)
+
+    @in_suites
+    def has_interquartile_range(
+        self,
+        column: str,
+        assertion: AssertionFn,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Assert on the exact Q3 - Q1 of numeric ``column`` (as in :meth:`has_exact_quantile`)."""
+        return self._assert(InterquartileRange(column, where), assertion, hint)
 
     @in_suites
     def has_correlation(

@@ -6,16 +6,20 @@ frequencies (ICDE 2019, Table I: "value frequencies", merged by an outer join
 and summation), so an engine groups the data once per distinct grouping. As in Deequ's
 ``FrequencyBasedAnalyzer``, the groups are those of the rows where at least one
 grouping column is not null (and that pass ``where``), so the frequency metrics
-divide by the rows where the column is not null.
+divide by the rows where the column is not null. ExactQuantile and
+InterquartileRange read the frequencies of a numeric column's values as
+floats, a grouping of their own, and sort them.
 """
 
 from __future__ import annotations
 
 import math
+from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -35,16 +39,20 @@ from autovalidate.metrics.base import (
     ScanShareableFrequencyBasedAnalyzer,
     State,
     has_column,
+    is_numeric,
     where_expr,
 )
+from autovalidate.metrics.sketches import check_quantile
 
 __all__ = [
     "CountDistinct",
     "Distinctness",
     "DuplicateCount",
     "Entropy",
+    "ExactQuantile",
     "FrequenciesState",
     "Histogram",
+    "InterquartileRange",
     "MutualInformation",
     "UniqueValueRatio",
     "Uniqueness",
@@ -430,3 +438,148 @@ class Histogram(ColumnAnalyzer, FrequencyBasedAnalyzer):
             for value, count in rows
         }
         return self.success(Distribution(values, int(number_of_bins)))
+
+
+def percentiles(values: np.ndarray, counts: np.ndarray, quantiles: Sequence[float]) -> list[float]:
+    """Spark's ``percentile`` of values repeated by their counts, at each of ``quantiles``.
+
+    ``values`` are distinct and sorted ascending (NaN last), ``counts`` their
+    positive counts, ``n`` their sum. The ``q``-quantile is the value at the
+    position ``q (n - 1)`` of the sorted multiset (0-based), interpolated
+    linearly between the two ranks around it: Spark's ``percentile``, DuckDB's
+    ``quantile_cont``, numpy's ``"linear"`` method, Hyndman & Fan's type 7.
+
+    Raises
+    ------
+    ValueError
+        If ``counts`` sums to 0.
+    """
+    n = int(counts.sum())
+    if not n:
+        raise ValueError("no values")
+    ends = np.cumsum(counts)  # the rank after each value's last copy
+    out = []
+    for q in quantiles:
+        position = q * (n - 1)
+        lower, upper = math.floor(position), math.ceil(position)
+        below = float(values[int(np.searchsorted(ends, lower, side="right"))])
+        above = float(values[int(np.searchsorted(ends, upper, side="right"))])
+        if lower == upper or below == above:
+            out.append(below)
+        else:
+            out.append((upper - position) * below + (position - lower) * above)
+    return out
+
+
+class ExactQuantilesAnalyzer(ColumnAnalyzer, FrequencyBasedAnalyzer):
+    """Exact quantiles of a numeric column, from the frequencies of its values.
+
+    The state is the frequencies of the column's non-null values read as
+    floats (a :class:`FrequenciesState` keyed by the value): mergeable
+    exactly, so the quantiles of an incremental or partitioned run are those
+    of the whole data, where Deequ's ``percentile`` state cannot be merged.
+    Its size is the column's number of distinct values (one row of a float
+    and a count each); every exact quantile and interquartile range of one
+    column and ``where`` shares it. For a column of many distinct values, an
+    approximate quantile (:class:`~autovalidate.metrics.ApproxQuantile`)
+    keeps a state of fixed size.
+    """
+
+    column: str
+    where: str | None
+
+    state_class = FrequenciesState
+
+    def preconditions(self) -> Sequence[Precondition]:
+        """Require the column to exist and be numeric."""
+        return (has_column(self.column), is_numeric(self.column))
+
+    def numeric_columns(self) -> tuple[str, ...]:
+        """The column."""
+        return (self.column,)
+
+    @property
+    def grouping(self) -> Grouping:
+        """Group by the value as a float, rows with a value that pass ``where``."""
+        key = E.to_double(E.col(self.column))
+        return Grouping(((self.column, key),), where_expr(self.where), drop_all_null=True)
+
+    @abstractmethod
+    def quantiles(self) -> tuple[float, ...]:
+        """The quantiles the metric reads."""
+
+    @abstractmethod
+    def metric_value(self, quantiles: Sequence[float]) -> float:
+        """The metric from the values at :meth:`quantiles`."""
+
+    def metric_from_frequencies(self, table: FrequencyTable) -> Metric:
+        """Sort the distinct values and interpolate (:func:`percentiles`); no values: empty."""
+        frequencies = table.to_arrow()
+        order = pc.sort_indices(frequencies, [(self.column, "ascending")])
+        values = pc.take(frequencies[self.column], order).to_numpy(zero_copy_only=False)
+        counts = pc.take(frequencies[COUNT_COLUMN], order).to_numpy(zero_copy_only=False)
+        if not counts.sum():
+            return self.empty()
+        return self.success(self.metric_value(percentiles(values, counts, self.quantiles())))
+
+
+@dataclass(frozen=True)
+class ExactQuantile(ExactQuantilesAnalyzer):
+    """Exact ``quantile`` of a numeric column (Deequ ``ExactQuantile``), as a float.
+
+    Linear interpolation between the ranks around ``quantile * (n - 1)`` of
+    the ``n`` non-null values (:func:`percentiles`): Deequ's value, Spark's
+    ``percentile``; the median of 1, 2, 3, 4 is 2.5.
+
+    Raises
+    ------
+    ParameterError
+        If ``quantile`` is not in [0, 1].
+
+    References
+    ----------
+    Deequ ``ExactQuantile.scala`` (the state here merges; see the base class).
+    """
+
+    column: str
+    quantile: float
+    where: str | None = None
+
+    metric_name = "ExactQuantile"
+
+    def __post_init__(self) -> None:
+        check_quantile(self.quantile)
+
+    def quantiles(self) -> tuple[float, ...]:
+        """``(quantile,)``."""
+        return (self.quantile,)
+
+    def metric_value(self, quantiles: Sequence[float]) -> float:
+        """The quantile."""
+        return quantiles[0]
+
+
+@dataclass(frozen=True)
+class InterquartileRange(ExactQuantilesAnalyzer):
+    """Exact interquartile range of a numeric column, Q3 - Q1 (Deequ ``InterquartileRange``).
+
+    Both quartiles as :class:`ExactQuantile` computes them; the IQR of 1 to 6
+    is 4.75 - 2.25 = 2.5.
+
+    References
+    ----------
+    Deequ ``InterquartileRange.scala`` (whose state cannot merge; this one does).
+    """
+
+    column: str
+    where: str | None = None
+
+    metric_name = "InterquartileRange"
+
+    def quantiles(self) -> tuple[float, ...]:
+        """The quartiles, ``(0.25, 0.75)``."""
+        return (0.25, 0.75)
+
+    def metric_value(self, quantiles: Sequence[float]) -> float:
+        """``Q3 - Q1``."""
+        return quantiles[1] - quantiles[0]

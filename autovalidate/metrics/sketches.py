@@ -50,6 +50,7 @@ __all__ = [
     "ApproxQuantile",
     "ApproxQuantiles",
     "HyperLogLogState",
+    "check_quantile",
     "QuantileSummary",
     "narrowed_quantile_grids",
     "spread_quantile_grid",
@@ -404,7 +405,8 @@ def spread_quantile_grid(call: E.Call, values: Sequence[float] | None) -> list[f
     return grid
 
 
-def _check_quantile(q: float) -> None:
+def check_quantile(q: float) -> None:
+    """Raise :class:`~autovalidate.errors.ParameterError` unless ``q`` is in [0, 1]."""
     if not 0.0 <= q <= 1.0:
         raise ParameterError(f"quantile must be in [0, 1], got {q}")
 
@@ -435,7 +437,7 @@ class ApproxQuantile(QuantileAnalyzer):
     metric_name = "ApproxQuantile"
 
     def __post_init__(self) -> None:
-        _check_quantile(self.quantile)
+        check_quantile(self.quantile)
         _grid_size(self.relative_error)
 
     @property
@@ -473,7 +475,7 @@ class ApproxQuantiles(QuantileAnalyzer):
         if not self.quantiles:
             raise ParameterError("ApproxQuantiles needs at least one quantile")
         for q in self.quantiles:
-            _check_quantile(q)
+            check_quantile(q)
         _grid_size(self.relative_error)
 
     @property

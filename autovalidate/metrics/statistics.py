@@ -45,6 +45,8 @@ __all__ = [
     "Minimum",
     "Monotonicity",
     "MomentsState",
+    "Range",
+    "RangeState",
     "RatioOfSums",
     "RatioOfSumsState",
     "Skewness",
@@ -77,6 +79,18 @@ class MaxState(State):
     def merge(self, other: MaxState) -> MaxState:
         """Keep the larger of the two."""
         return MaxState(max(self.value, other.value))
+
+
+@dataclass(frozen=True)
+class RangeState(State):
+    """The smallest and the largest value seen."""
+
+    low: float
+    high: float
+
+    def merge(self, other: RangeState) -> RangeState:
+        """Keep the smaller low and the larger high."""
+        return RangeState(min(self.low, other.low), max(self.high, other.high))
 
 
 @dataclass(frozen=True)
@@ -272,6 +286,37 @@ class Maximum(NumericColumnAnalyzer, ExtremeAnalyzer):
     def aggregations(self) -> tuple[E.Expr, ...]:
         """``max``."""
         return (E.maximum(self.values()),)
+
+
+@dataclass(frozen=True)
+class Range(NumericColumnAnalyzer):
+    """Largest minus smallest non-null value of a numeric column (Deequ ``Range``), as a float.
+
+    References
+    ----------
+    Deequ ``Range.scala``.
+    """
+
+    column: str
+    where: str | None = None
+
+    metric_name = "Range"
+    state_class = RangeState
+
+    def aggregations(self) -> tuple[E.Expr, ...]:
+        """``min`` and ``max``."""
+        values = self.values()
+        return (E.minimum(values), E.maximum(values))
+
+    def state_from_aggregates(self, values: Sequence[Any]) -> RangeState | None:
+        """Return the extremes; ``None`` when there are no values."""
+        if values[0] is None:
+            return None
+        return RangeState(float(values[0]), float(values[1]))
+
+    def metric_value(self, state: RangeState) -> float:
+        """``high - low``."""
+        return state.high - state.low
 
 
 @dataclass(frozen=True)

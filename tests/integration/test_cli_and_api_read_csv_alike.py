@@ -47,6 +47,9 @@ def _suite(columns: list[str]) -> ConstraintSuite:
             ConstraintSpec("has_sum", one, at_least),
             ConstraintSpec("has_standard_deviation", one, Assertion("<=", 100.0)),
             ConstraintSpec("has_approx_quantile", {**one, "quantile": 0.5}, at_least),
+            ConstraintSpec("has_exact_quantile", {**one, "quantile": 0.9}, at_least),
+            ConstraintSpec("has_interquartile_range", one, at_least),
+            ConstraintSpec("has_range", one, Assertion("<=", 1e6)),
         ]
         checks.append(CheckSpec(f"column {column!r}", CheckLevel.WARNING, tuple(constraints)))
     pair = {"column_a": columns[0], "column_b": columns[-1]}

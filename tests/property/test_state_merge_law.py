@@ -28,8 +28,10 @@ from autovalidate.metrics import (
     DataType,
     Distinctness,
     Entropy,
+    ExactQuantile,
     FrequenciesState,
     Histogram,
+    InterquartileRange,
     Kurtosis,
     Maximum,
     MaxLength,
@@ -39,6 +41,7 @@ from autovalidate.metrics import (
     MutualInformation,
     PatternConformance,
     PatternMatch,
+    Range,
     Size,
     Skewness,
     StandardDeviation,
@@ -79,6 +82,10 @@ EXACT = [
     MutualInformation(["k", "y"]),
     Histogram("k", where="y >= 0"),
     Distinctness("x"),
+    Range("x"),
+    ExactQuantile("x", 0.5),
+    ExactQuantile("y", 0.9, where="x > 0"),
+    InterquartileRange("x"),
 ]
 APPROXIMATE = [ApproxQuantile("x", 0.5, relative_error=0.1), ApproxQuantiles("y", [0.1, 0.9])]
 ALL = EXACT + APPROXIMATE

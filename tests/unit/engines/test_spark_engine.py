@@ -17,12 +17,15 @@ from autovalidate.metrics import (
     CountDistinct,
     DataType,
     Entropy,
+    ExactQuantile,
     Histogram,
+    InterquartileRange,
     MaxLength,
     Mean,
     MutualInformation,
     PatternConformance,
     PatternMatch,
+    Range,
     Size,
     StandardDeviation,
     Uniqueness,
@@ -109,6 +112,33 @@ def test_spark_runs_scan_sharing(spark_states):
     assert context.stats.scans == 2 + len(groupings) == 5
     aggregations = [line for line in context.stats.log if line.startswith("scan: aggregate")]
     assert aggregations == ["scan: aggregate 23", "scan: aggregate 2"]
+
+
+def test_exact_quantiles_and_ranges_on_spark_are_duckdbs_from_the_same_states(frame):
+    analyzers = [
+        ExactQuantile("amount", 0.5),
+        ExactQuantile("id", 0.3, where="amount > 0"),
+        InterquartileRange("amount"),
+        Range("amount"),
+        Range("id", where="id < 5"),
+    ]
+    spark_provider, duck_provider = InMemoryStateProvider(), InMemoryStateProvider()
+    on_spark = run(frame, analyzers, save_states_with=spark_provider)
+    on_duckdb = run(TABLE, analyzers, save_states_with=duck_provider)
+    for analyzer in analyzers:
+        s, d = on_spark.metric(analyzer), on_duckdb.metric(analyzer)
+        assert s.error is None and d.error is None, (analyzer, s.error, d.error)
+        assert s.value == d.value, (analyzer, s.value, d.value)
+    # the same states: frequencies of the values as floats, and the extremes
+    for analyzer in analyzers:
+        spark_state, duck_state = spark_provider.load(analyzer), duck_provider.load(analyzer)
+        if isinstance(analyzer, Range):
+            assert spark_state == duck_state
+        else:
+            assert (
+                spark_state.table.sort_by(analyzer.column).to_pylist()
+                == duck_state.table.sort_by(analyzer.column).to_pylist()
+            )
 
 
 def test_spark_without_scan_sharing(frame):
