@@ -89,6 +89,9 @@ def _beer_checks() -> list[Check]:
         .is_less_than("brewery_id", "id", lambda f: f > 0.5)
         .satisfies("ibu <> 'N/A'", "ibu is known", lambda f: f > 0.9)  # fails: 42 % are "N/A"
         .has_approx_quantile("abv_value", 0.5, lambda q: 0.05 <= q <= 0.06)
+        .has_exact_quantile("abv_value", 0.5, lambda q: 0.05 <= q <= 0.06)
+        .has_interquartile_range("abv_value", lambda iqr: 0 < iqr < 0.05)
+        .has_range("abv_value", lambda r: 0 < r < 0.2, where="abv_value > 0")
         .has_entropy("style", lambda h: h > 2)
         .has_mutual_information("city", "state", lambda mi: mi > 1)
         .has_histogram_values("state", lambda d: d.number_of_bins == 52 and d.ratio("CO") > 0.05)
@@ -155,15 +158,17 @@ def test_beers_suite_finds_the_real_errors(beer_results, beers):
 
 def test_beers_suite_shares_scans_on_both_engines(beer_results):
     duck, spark = beer_results
-    groupings = 6  # id; brewery_id+beer_name; style; state; city+state; the text of state
+    # id; brewery_id+beer_name; style; state; city+state; the text of state; abv_value as a
+    # double (the exact quantile's and the interquartile range's, one for both)
+    groupings = 7
     # on Spark two aggregations: the compiled aggregates, and in a job of their own those
     # Spark runs interpreted (the HyperLogLog codes' collect_set, percentile_approx)
     assert spark.metrics.stats.scans == 2 + groupings
     aggregations = [line for line in spark.metrics.stats.log if line.startswith("scan: aggregate")]
-    assert aggregations == ["scan: aggregate 43", "scan: aggregate 2"]
+    assert aggregations == ["scan: aggregate 45", "scan: aggregate 2"]
     # DuckDB reads the columns of the groupings once (holds them) and groups them there:
     # the four whose analyzers only aggregate their frequencies in one GROUPING SETS
-    # query, the mutual information's and the histogram's each in their own
+    # query, the mutual information's, the histogram's and the quantiles' each in their own
     assert duck.metrics.stats.scans == 1 + 1
     grouped = [line for line in duck.metrics.stats.log if line.startswith("query: group ")]
     assert grouped[0] == "query: group sets id;brewery_id,beer_name;style;state"
