@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import sys
 from collections.abc import Mapping
 from typing import Any
@@ -286,9 +287,38 @@ def check_document(doc: Any, schema: Mapping[str, Any], source: str) -> None:
 
     from autovalidate.errors import ConstraintFormatError
 
+    where = _non_finite(doc)
+    if where is not None:  # a bound of NaN passes every minimum and maximum
+        path, value = where
+        raise ConstraintFormatError(f"{source}: {path}: {value!r} is not a number JSON allows")
     error = best_match(_validator(schema).iter_errors(doc), key=_deepest)
     if error is not None:
         raise ConstraintFormatError(f"{source}: {error.json_path}: {_said(error)}")
+
+
+def _non_finite(doc: Any) -> tuple[str, float] | None:
+    """The JSON path and value of a NaN or an infinity in ``doc``, or None.
+
+    Python's JSON parser reads ``NaN`` and ``Infinity``, which JSON (RFC 8259,
+    §6) has no numbers for, and a NaN compares false with every bound of a
+    schema: a suite's ``"lower_bound": NaN`` would pass and fail its check for
+    a reason the file does not show.
+    """
+    if isinstance(doc, float):
+        return None if math.isfinite(doc) else ("$", doc)
+    stack: list[tuple[str, Any]] = [("$", doc)]
+    while stack:  # containers only: a path is spelled for a value found, not for each
+        path, node = stack.pop()
+        items = node.items() if isinstance(node, Mapping) else enumerate(node)
+        inner = []
+        for key, value in items:
+            if isinstance(value, float) and not math.isfinite(value):
+                return (f"{path}.{key}" if isinstance(node, Mapping) else f"{path}[{key}]"), value
+            if isinstance(value, (Mapping, list, tuple)):
+                inner.append((key, value))
+        spell = "{}.{}" if isinstance(node, Mapping) else "{}[{}]"
+        stack.extend((spell.format(path, k), v) for k, v in reversed(inner))
+    return None
 
 
 _TYPE_NAMES = {

@@ -453,6 +453,16 @@ CASES: dict[tuple[str, str], Callable[[Files], Result]] = {
     ("a bound of `10**400` in an assertion", "validate"): lambda f: _deequ(
         f, "big.json", constraint="has_size", assertion={"op": ">=", "value": 10**400}
     ),
+    ('a range bound of `NaN` (`"lower_bound": NaN`, which Python\'s JSON reads)', "validate"): (
+        lambda f: _deequ(
+            f,
+            "nan.json",
+            constraint="is_in_range",
+            column="id",
+            lower_bound=float("nan"),
+            upper_bound=5.0,
+        )
+    ),
     ("suite predicate reading a file (`read_text` in a subquery)", "validate"): lambda f: _deequ(
         f, "leak.json", constraint="satisfies", predicate=LEAK, constraint_name="leak"
     ),

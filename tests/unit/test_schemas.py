@@ -65,6 +65,38 @@ HAND_EDITED = {
         {"kind": "deequ", "constraint": "has_size", "assertion": {"op": ">=", "value": 10**400}},
         "assertion.value: 1000000000000000000000000000000000000000... is greater than the maximum",
     ),
+    # json.dumps writes NaN and Infinity (not JSON), json.loads reads them, and a NaN
+    # bound compares false with the schema's minimum and maximum: it loaded and its
+    # check failed on every row, for a reason the file does not show
+    "a range bound of NaN": (
+        {
+            "kind": "deequ",
+            "constraint": "is_in_range",
+            "column": "a",
+            "lower_bound": float("nan"),
+            "upper_bound": 5.0,
+        },
+        "lower_bound: nan is not a number JSON allows",
+    ),
+    "a quantile of NaN": (
+        {
+            "kind": "deequ",
+            "constraint": "has_exact_quantile",
+            "column": "a",
+            "quantile": float("nan"),
+            "assertion": {"op": "<=", "value": 3.0},
+        },
+        "quantile: nan is not a number JSON allows",
+    ),
+    "an assertion between minus infinity and 1": (
+        {
+            "kind": "deequ",
+            "constraint": "has_mean",
+            "column": "a",
+            "assertion": {"op": "between", "value": [float("-inf"), 1.0]},
+        },
+        "assertion.value[0]: -inf is not a number JSON allows",
+    ),
     "a bound as a string": (
         {"kind": "deequ", "constraint": "has_size", "assertion": {"op": ">=", "value": "3"}},
         "assertion.value: must be a number or a list, not '3'",
