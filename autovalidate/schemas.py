@@ -160,6 +160,15 @@ _DEEQU_CONSTRAINT: dict[str, Any] = {
             "type": "array",
             "items": {**_FINITE, "type": ["string", "boolean", "number"]},
         },
+        "allowed_pairs": {
+            "type": "array",
+            "items": {
+                "type": "array",
+                "minItems": 2,
+                "maxItems": 2,
+                "items": {**_FINITE, "type": ["string", "boolean", "number", "null"]},
+            },
+        },
         "lower_bound": _FINITE,
         "upper_bound": _FINITE,
         "include_lower_bound": {"type": "boolean"},

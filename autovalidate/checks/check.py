@@ -389,6 +389,50 @@ class Check:
         )
 
     @in_suites
+    def is_pair_contained_in(
+        self,
+        column_a: str,
+        column_b: str,
+        allowed_pairs: Iterable[Sequence[str | int | float | bool | None]],
+        assertion: AssertionFn = is_one,
+        *,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Check:
+        """Each row's ``(column_a, column_b)`` is one of ``allowed_pairs`` (two nulls pass).
+
+        A ``None`` in a pair matches a null; a row with one null complies only
+        through such a pair. Values compare as :meth:`is_contained_in`
+        compares them. GX ``expect_column_pair_values_to_be_in_set`` (its
+        ``ignore_row_if="both_values_are_missing"``, the default). Every pair
+        is a term of the predicate: for a set of thousands of pairs, check the
+        columns against a table of them (:meth:`has_referential_integrity`
+        with two columns).
+
+        Raises
+        ------
+        ParameterError
+            If a pair does not hold two values, or there is no pair.
+        """
+        pairs = [tuple(p) for p in allowed_pairs]
+        if not pairs or any(len(p) != 2 for p in pairs):
+            raise ParameterError(f"allowed_pairs must be pairs of two values, got {pairs[:3]!r}")
+        a, b = E.col(column_a), E.col(column_b)
+
+        def matches(c: E.Expr, v: str | int | float | bool | None) -> E.Expr:
+            return E.is_null(c) if v is None else E.is_in(c, (v,))
+
+        allowed = [E.and_(matches(a, x), matches(b, y)) for x, y in pairs]
+        return self.satisfies(
+            E.or_(E.and_(E.is_null(a), E.is_null(b)), *allowed),
+            f"({column_a}, {column_b}) contained in {'; '.join(f'{x},{y}' for x, y in pairs)}",
+            assertion,
+            columns=(column_a, column_b),
+            where=where,
+            hint=hint,
+        )
+
+    @in_suites
     def is_in_range(
         self,
         column: str,

@@ -12,6 +12,7 @@ from autovalidate.checks import (
     ConstraintStatus,
     VerificationSuite,
 )
+from autovalidate.errors import ParameterError
 from autovalidate.metrics import Completeness, Size
 from tests.deequ_support import arrow
 
@@ -56,6 +57,39 @@ def _check() -> Check:
         (lambda c: c.is_contained_in("status", ["new", "paid", "sent"]), ["Success"]),
         (lambda c: c.is_contained_in("status", ["new", "paid"]), ["Failure"]),
         (lambda c: c.is_contained_in("status", ["new", "paid"], lambda v: v == 0.8), ["Success"]),
+        (
+            lambda c: c.is_pair_contained_in(
+                "status", "code", [("new", "AB-1"), ("paid", "AB-2"), ("paid", "XY")]
+            ),
+            ["Failure"],  # ("sent", "AB-4") and (None, "AB-5") are in no pair
+        ),
+        (
+            lambda c: c.is_pair_contained_in(
+                "status",
+                "code",
+                [("new", "AB-1"), ("paid", "AB-2"), ("paid", "XY"), ("sent", "AB-4")],
+                lambda v: v == 0.8,
+            ),
+            ["Success"],
+        ),
+        (
+            lambda c: c.is_pair_contained_in(
+                "status",
+                "code",
+                [
+                    ["new", "AB-1"],
+                    ["paid", "AB-2"],
+                    ["paid", "XY"],
+                    ["sent", "AB-4"],
+                    [None, "AB-5"],
+                ],
+            ),
+            ["Success"],  # a None matches the null
+        ),
+        (
+            lambda c: c.is_pair_contained_in("low", "high", [(3, 3)], lambda v: v == 0.2),
+            ["Success"],
+        ),
         (lambda c: c.is_in_range("price", 0, 20), ["Success"]),
         (lambda c: c.is_in_range("price", 0, 20, include_lower_bound=False), ["Failure"]),
         (lambda c: c.is_non_negative("price").is_positive("price"), ["Success", "Failure"]),
@@ -112,6 +146,19 @@ def _check() -> Check:
 )
 def test_constraints_assert_on_the_right_metric(build, expected):
     assert _statuses(build(_check())) == expected
+
+
+@pytest.mark.parametrize("pairs", [[], [("new",)], [("new", "AB-1", "x")]])
+def test_allowed_pairs_must_be_pairs(pairs):
+    with pytest.raises(ParameterError, match="pairs of two values"):
+        _check().is_pair_contained_in("status", "code", pairs)
+
+
+def test_two_nulls_pass_a_pair_check_and_one_null_needs_a_pair_with_none():
+    data = arrow({"a": ["x", None, None], "b": ["y", None, "y"]})
+    check = _check().is_pair_contained_in("a", "b", [("x", "y")], lambda v: v == 2 / 3)
+    result = VerificationSuite().on_data(data).add_check(check).run()
+    assert result.status is CheckStatus.SUCCESS
 
 
 def test_where_restricts_the_constraint():

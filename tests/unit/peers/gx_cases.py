@@ -31,6 +31,17 @@ TABLES: dict[str, tuple[str, list[tuple]]] = {
         "w string, x bigint, y double, z string",
         rows(w=["AK", "HI", "PR"], x=[1, 2, 4], y=[1.1, 2.2, 5.5], z=["hello", "jello", "mello"]),
     ),
+    "gx_pair_in_set": (
+        "w int, x int, y string, z int, a int, b int",
+        rows(
+            w=[2, 3, 4, 5, 6, 7, 8, 9, 10, None],
+            x=[1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+            y=["1", "2", "3", "4", "5", "6", "7", "8", "9", "abc"],
+            z=[1, 2, 3, 4, 5, None, None, None, None, None],
+            a=[1, 1, 1, 1, 1, 2, 2, 2, 2, None],
+            b=[1, 2, 1, 2, 1, 2, 1, 2, 1, None],
+        ),
+    ),
     "gx_unique": (
         "a string, c int, n int, unique int, mult_dup string",
         rows(
@@ -120,6 +131,40 @@ ANALYZER_CASES: list = []
 SEARCH = Differs(NO, "regex-full-match")
 
 CHECK_CASES: list[C] = [
+    # expect_column_pair_values_to_be_in_set (GX's default: a row of two nulls is ignored;
+    # its ignore_row_if="either_value_is_missing" is our where)
+    C(
+        "gx",
+        "gx_pair_in_set",
+        "is_pair_contained_in",
+        ("x", "x", [[i, i] for i in range(1, 11)]),
+        {},
+        OK,
+    ),
+    C(
+        "gx",
+        "gx_pair_in_set",
+        "is_pair_contained_in",
+        ("x", "z", [[i, i] for i in range(1, 6)]),
+        {"where": "x IS NOT NULL AND z IS NOT NULL"},
+        OK,
+    ),
+    C(
+        "gx",
+        "gx_pair_in_set",
+        "is_pair_contained_in",
+        ("x", "z", [[i, i] for i in range(1, 6)]),
+        {},
+        NO,
+    ),
+    C(
+        "gx",
+        "gx_pair_in_set",
+        "is_pair_contained_in",
+        ("a", "b", [[1, 1], [2, 2], [2, 1], [1, 2]]),
+        {},
+        OK,
+    ),
     # expect_column_values_to_be_in_set
     C("gx", "gx_in_set", "is_contained_in", ("x", [1, 2, 4]), {}, OK),
     C("gx", "gx_in_set", "is_contained_in", ("x", [2, 4]), {}, NO),
