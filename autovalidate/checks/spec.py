@@ -44,7 +44,7 @@ from autovalidate.checks.check import (
 )
 from autovalidate.checks.running import run_checks
 from autovalidate.checks.verification import VerificationResult
-from autovalidate.errors import ConstraintFormatError, DataSourceError
+from autovalidate.errors import ConstraintFormatError, DataSourceError, ParameterError
 from autovalidate.metrics.codec import analyzer_from_dict, analyzer_to_dict
 from autovalidate.pattern_constraint import (
     CONSTRAINT_KIND,
@@ -502,13 +502,18 @@ class CheckSpec:
     ) -> Check:
         """Build the :class:`~autovalidate.checks.Check` (see :meth:`ConstraintSpec.add_to`)."""
         check = Check(self.level, self.description)
-        for c in self.constraints:
+        for i, c in enumerate(self.constraints):
             if isinstance(c, PatternConstraint):
                 if c.column is None:
                     raise ConstraintFormatError("a pattern constraint in a suite needs its column")
                 check = check.satisfies_pattern_constraint(c.column, c)
-            else:
+                continue
+            try:
                 check = c.add_to(check, repository=repository, references=references)
+            except ParameterError as exc:  # an argument out of range: say where it is
+                raise ConstraintFormatError(
+                    f"check {self.description!r}, constraint {i} ({c.constraint}): {exc}"
+                ) from exc
         return check
 
     def to_dict(self) -> dict[str, Any]:

@@ -463,6 +463,14 @@ CASES: dict[tuple[str, str], Callable[[Files], Result]] = {
             upper_bound=5.0,
         )
     ),
+    ("a suite pair check of 10,000 allowed pairs", "validate"): lambda f: _deequ(
+        f,
+        "pairs.json",
+        constraint="is_pair_contained_in",
+        column_a="id",
+        column_b="name",
+        allowed_pairs=[[i, f"n{i}"] for i in range(10_000)],
+    ),
     ("suite predicate reading a file (`read_text` in a subquery)", "validate"): lambda f: _deequ(
         f, "leak.json", constraint="satisfies", predicate=LEAK, constraint_name="leak"
     ),

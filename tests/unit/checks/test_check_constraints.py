@@ -154,6 +154,13 @@ def test_allowed_pairs_must_be_pairs(pairs):
         _check().is_pair_contained_in("status", "code", pairs)
 
 
+def test_more_allowed_pairs_than_a_predicate_should_hold_are_refused():
+    pairs = [(f"s{i}", f"c{i}") for i in range(1_001)]
+    _check().is_pair_contained_in("status", "code", pairs[:1_000])
+    with pytest.raises(ParameterError, match="1,001 allowed pairs, more than 1,000"):
+        _check().is_pair_contained_in("status", "code", pairs)
+
+
 def test_two_nulls_pass_a_pair_check_and_one_null_needs_a_pair_with_none():
     data = arrow({"a": ["x", None, None], "b": ["y", None, "y"]})
     check = _check().is_pair_contained_in("a", "b", [("x", "y")], lambda v: v == 2 / 3)
