@@ -296,33 +296,33 @@ def check_document(doc: Any, schema: Mapping[str, Any], source: str) -> None:
 
     from autovalidate.errors import ConstraintFormatError
 
-    where = _non_finite(doc)
+    where = _nan(doc)
     if where is not None:  # a bound of NaN passes every minimum and maximum
-        path, value = where
-        raise ConstraintFormatError(f"{source}: {path}: {value!r} is not a number JSON allows")
+        raise ConstraintFormatError(f"{source}: {where}: NaN is not a number")
     error = best_match(_validator(schema).iter_errors(doc), key=_deepest)
     if error is not None:
         raise ConstraintFormatError(f"{source}: {error.json_path}: {_said(error)}")
 
 
-def _non_finite(doc: Any) -> tuple[str, float] | None:
-    """The JSON path and value of a NaN or an infinity in ``doc``, or None.
+def _nan(doc: Any) -> str | None:
+    """The JSON path of a NaN in ``doc``, or None.
 
-    Python's JSON parser reads ``NaN`` and ``Infinity``, which JSON (RFC 8259,
-    §6) has no numbers for, and a NaN compares false with every bound of a
-    schema: a suite's ``"lower_bound": NaN`` would pass and fail its check for
-    a reason the file does not show.
+    Python's JSON parser reads ``NaN`` (and ``Infinity``), which JSON (RFC
+    8259, §6) has no number for, and a NaN compares false with every bound of
+    a schema: a suite's ``"lower_bound": NaN`` would pass and fail its check
+    for a reason the file does not show. An infinity is a number the schema
+    bounds where it must (an anomaly strategy's open bound is one).
     """
     if isinstance(doc, float):
-        return None if math.isfinite(doc) else ("$", doc)
+        return "$" if math.isnan(doc) else None
     stack: list[tuple[str, Any]] = [("$", doc)]
     while stack:  # containers only: a path is spelled for a value found, not for each
         path, node = stack.pop()
         items = node.items() if isinstance(node, Mapping) else enumerate(node)
         inner = []
         for key, value in items:
-            if isinstance(value, float) and not math.isfinite(value):
-                return (f"{path}.{key}" if isinstance(node, Mapping) else f"{path}[{key}]"), value
+            if isinstance(value, float) and math.isnan(value):
+                return f"{path}.{key}" if isinstance(node, Mapping) else f"{path}[{key}]"
             if isinstance(value, (Mapping, list, tuple)):
                 inner.append((key, value))
         spell = "{}.{}" if isinstance(node, Mapping) else "{}[{}]"
