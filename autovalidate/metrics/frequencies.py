@@ -480,9 +480,11 @@ class ExactQuantilesAnalyzer(ColumnAnalyzer, FrequencyBasedAnalyzer):
     of the whole data, where Deequ's ``percentile`` state cannot be merged.
     Its size is the column's number of distinct values (one row of a float
     and a count each); every exact quantile and interquartile range of one
-    column and ``where`` shares it. For a column of many distinct values, an
-    approximate quantile (:class:`~autovalidate.metrics.ApproxQuantile`)
-    keeps a state of fixed size.
+    column and ``where`` shares it, and the metric reads it whole into this
+    process (on Spark: the driver), sorted there. For a column of many
+    distinct values, an approximate quantile
+    (:class:`~autovalidate.metrics.ApproxQuantile`) keeps a state of fixed
+    size: benchmarks/results/exact_quantile.md measures both.
     """
 
     column: str
