@@ -76,6 +76,7 @@ TABLES: dict[str, tuple[str, list[tuple]]] = {
         rows(x=[2.0, 5.0], y=[1, 2], z=[0, 10], n=[0, None]),
     ),
     "gx_empty": ("empty_column int", []),
+    "gx_median": ("a int, b int, c int", rows(a=[1, 2, 3, 4], b=[1, 2, 2, 3], c=[5, 7, 6, None])),
     "gx_distinct": (
         "dist1 int, dist2 int, dist3 int, dist4 int",
         rows(
@@ -131,6 +132,18 @@ ANALYZER_CASES: list = []
 SEARCH = Differs(NO, "regex-full-match")
 
 CHECK_CASES: list[C] = [
+    # expect_column_median_to_be_between: the exact quantile at 0.5 (GX's median averages
+    # the middle two values, as linear interpolation does)
+    C("gx", "gx_median", "has_exact_quantile", ("a", 0.5, between(2.5, 2.5)), {}, OK),
+    C("gx", "gx_median", "has_exact_quantile", ("a", 0.5, between(None, 3)), {}, OK),
+    C("gx", "gx_median", "has_exact_quantile", ("a", 0.5, between(2, None)), {}, OK),
+    C("gx", "gx_median", "has_exact_quantile", ("b", 0.5, between(5, 5)), {}, NO),
+    C("gx", "gx_median", "has_exact_quantile", ("b", 0.5, between(None, 1)), {}, NO),
+    C("gx", "gx_median", "has_exact_quantile", ("b", 0.5, between(2.5, None)), {}, NO),
+    C("gx", "gx_median", "has_exact_quantile", ("c", 0.5, between(6, 6)), {}, OK),
+    C("gx", "gx_median", "has_exact_quantile", ("c", 0.5, between(7, 7)), {}, NO),
+    C("gx", "gx_median", "has_exact_quantile", ("c", 0.5, between(None, None)), {}, OK),
+    C("gx", "gx_empty", "has_exact_quantile", ("empty_column", 0.5, between(0, 0)), {}, NO),
     # expect_column_pair_values_to_be_in_set (GX's default: a row of two nulls is ignored;
     # its ignore_row_if="either_value_is_missing" is our where)
     C(
