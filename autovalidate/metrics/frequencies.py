@@ -56,6 +56,7 @@ __all__ = [
     "MutualInformation",
     "UniqueValueRatio",
     "Uniqueness",
+    "percentiles",
 ]
 
 COUNT = E.col(COUNT_COLUMN)
