@@ -129,6 +129,22 @@ COLUMNS: dict[str, Callable[[random.Random, int], str]] = {
         r.sample(["db", "web01", "web02", "cache", "queue3", "api", "worker12"], r.randint(1, 4))
     ),
     "log level": lambda r, i: r.choice(["INFO", "INFO", "INFO", "WARN", "ERROR", "DEBUG"]),
+    "email address": lambda r, i: (
+        f"{_text(r, r.randint(3, 9), string.ascii_lowercase)}{r.choice(['.', '_', ''])}"
+        f"{_text(r, r.randint(2, 6), string.ascii_lowercase)}"
+        f"@{r.choice(['gmail.com', 'example.org', 'corp.example.com', 'mail.co.uk'])}"
+    ),
+    "jwt": lambda r, i: ".".join(
+        _text(r, n, string.ascii_letters + string.digits + "-_") for n in (36, 64, 43)
+    ),
+}
+
+#: Columns the pattern language cannot yet give a constraint, and why (issue 29: a strict
+#: expected failure, so the day one gets its constraint the test says to move it out).
+GAPS = {
+    "email address": "one aligned position holds '.' or '_' or nothing: no element for a "
+    "position of a few symbols",
+    "jwt": "base64url parts: '-' and '_' at varying positions inside a part",
 }
 
 #: A value of none of the formats above.
@@ -141,7 +157,15 @@ def default_index():
         yield index
 
 
-@pytest.mark.parametrize("name", sorted(COLUMNS))
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.xfail(raises=AssertionError, strict=True, reason=GAPS[n]))
+        if n in GAPS
+        else n
+        for n in sorted(COLUMNS)
+    ],
+)
 def test_a_machine_generated_column_gets_a_constraint_that_holds_on_its_later_values(
     name, default_index
 ):
