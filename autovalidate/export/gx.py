@@ -22,6 +22,9 @@ Mapping
   ``is_in_range`` -> ``expect_column_values_to_be_between``; ``has_size`` ->
   ``expect_table_row_count_to_be_between``; ``has_min``, ``has_max``,
   ``has_mean`` -> ``expect_column_min/max/mean_to_be_between``;
+  ``has_exact_quantile`` at 0.5 -> ``expect_column_median_to_be_between``
+  (both interpolate between the middle two values; other quantiles are
+  skipped: GX's take a value of the column);
   ``has_min_length`` (lower bound), ``has_max_length`` (upper bound) ->
   ``expect_column_value_lengths_to_be_between``. A fraction assertion
   (``>= 0.9``) is ``mostly``. Nulls are skipped by GX's column-value
@@ -152,6 +155,13 @@ def _expectation(item: Item, notes: list[str]) -> dict[str, Any]:
         kind, kwargs = "expect_table_row_count_to_be_between", _row_count(item)
     elif m in _BETWEEN:
         kind, kwargs = f"expect_column_{_BETWEEN[m]}_to_be_between", _between(item)
+    elif m == "has_exact_quantile":
+        if item.arg("quantile") != 0.5:
+            raise Unmappable(
+                "GX's quantile expectation takes a value of the column (pandas 'nearest', SQL "
+                "percentile_disc), not an interpolated one; only the median maps"
+            )
+        kind, kwargs = "expect_column_median_to_be_between", _between(item)
     elif m in ("has_min_length", "has_max_length"):
         b = bounds(item.assertion)
         wanted = b.low if m == "has_min_length" else b.high

@@ -181,6 +181,32 @@ def test_gx_suite_on_spark_passes_clean_and_fails_dirty(suite, frames, spark):
     _assert_gx(exported, runs["clean"], runs["dirty"])
 
 
+def test_an_exported_median_check_gives_gx_our_verdicts(tmp_path):
+    """``has_exact_quantile`` at 0.5 -> GX's median expectation, which interpolates the same."""
+    import autovalidate as av
+    from autovalidate.checks.spec import Assertion, ConstraintSpec
+
+    frame = pd.DataFrame({"a": [1.0, 2.0, 3.0, 10.0, None], "b": [1.0, 2.0, 2.0, 3.0, 4.0]})
+    median = {"column": "a", "quantile": 0.5}  # 2.5, between 2 and 3
+    constraints = (
+        ConstraintSpec("has_exact_quantile", median, Assertion("between", [2.5, 2.5])),
+        ConstraintSpec("has_exact_quantile", median, Assertion(">", 2.5)),  # fails
+        ConstraintSpec("has_exact_quantile", {"column": "b", "quantile": 0.5}, Assertion("<=", 2)),
+        ConstraintSpec("has_exact_quantile", {"column": "b", "quantile": 0.9}, Assertion("<=", 9)),
+    )
+    suite = ConstraintSuite((CheckSpec("medians", CheckLevel.ERROR, constraints),))
+    ours = [r["passed"] for r in av.validate(frame, suite).to_dict()["results"]]
+    assert ours == [True, False, True, True]
+    exported = export_suite(suite, "gx", name="medians")
+    assert [s.reason for s in exported.skipped] == [
+        "GX's quantile expectation takes a value of the column (pandas 'nearest', SQL "
+        "percentile_disc), not an interpolated one; only the median maps"
+    ]
+    _, result = _gx_run("pandas", frame, exported.text)
+    assert [r.success for r in result.results] == ours[:3]
+    assert [r.result["observed_value"] for r in result.results] == [2.5, 2.5, 2.0]
+
+
 # -- Soda ----------------------------------------------------------------------------------------
 
 
