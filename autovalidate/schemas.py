@@ -318,14 +318,14 @@ def _nan(doc: Any) -> str | None:
     stack: list[tuple[str, Any]] = [("$", doc)]
     while stack:  # containers only: a path is spelled for a value found, not for each
         path, node = stack.pop()
-        items = node.items() if isinstance(node, Mapping) else enumerate(node)
+        mapping = isinstance(node, Mapping)
+        spell = "{}.{}" if mapping else "{}[{}]"
         inner = []
-        for key, value in items:
+        for key, value in node.items() if mapping else enumerate(node):
             if isinstance(value, float) and math.isnan(value):
-                return f"{path}.{key}" if isinstance(node, Mapping) else f"{path}[{key}]"
+                return spell.format(path, key)
             if isinstance(value, (Mapping, list, tuple)):
                 inner.append((key, value))
-        spell = "{}.{}" if isinstance(node, Mapping) else "{}[{}]"
         stack.extend((spell.format(path, k), v) for k, v in reversed(inner))
     return None
 

@@ -512,18 +512,17 @@ class ExactQuantilesAnalyzer(ColumnAnalyzer, FrequencyBasedAnalyzer):
         """The quantiles the metric reads."""
 
     @abstractmethod
-    def metric_value(self, quantiles: Sequence[float]) -> float:
+    def from_quantiles(self, quantiles: Sequence[float]) -> float:
         """The metric from the values at :meth:`quantiles`."""
 
     def metric_from_frequencies(self, table: FrequencyTable) -> Metric:
         """Sort the distinct values and interpolate (:func:`percentiles`); no values: empty."""
-        frequencies = table.to_arrow()
-        order = pc.sort_indices(frequencies, [(self.column, "ascending")])
-        values = pc.take(frequencies[self.column], order).to_numpy(zero_copy_only=False)
-        counts = pc.take(frequencies[COUNT_COLUMN], order).to_numpy(zero_copy_only=False)
+        frequencies = table.to_arrow().sort_by(self.column)  # NaN last, as in Spark
+        values = frequencies[self.column].to_numpy()
+        counts = frequencies[COUNT_COLUMN].to_numpy()
         if not counts.sum():
             return self.empty()
-        return self.success(self.metric_value(percentiles(values, counts, self.quantiles())))
+        return self.success(self.from_quantiles(percentiles(values, counts, self.quantiles())))
 
 
 @dataclass(frozen=True)
@@ -557,7 +556,7 @@ class ExactQuantile(ExactQuantilesAnalyzer):
         """``(quantile,)``."""
         return (self.quantile,)
 
-    def metric_value(self, quantiles: Sequence[float]) -> float:
+    def from_quantiles(self, quantiles: Sequence[float]) -> float:
         """The quantile."""
         return quantiles[0]
 
@@ -583,6 +582,6 @@ class InterquartileRange(ExactQuantilesAnalyzer):
         """The quartiles, ``(0.25, 0.75)``."""
         return (0.25, 0.75)
 
-    def metric_value(self, quantiles: Sequence[float]) -> float:
+    def from_quantiles(self, quantiles: Sequence[float]) -> float:
         """``Q3 - Q1``."""
         return quantiles[1] - quantiles[0]
