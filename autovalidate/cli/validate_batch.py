@@ -269,14 +269,14 @@ def validate_batch_command(
 
 def _print_verdict(file: Path, result: BatchValidationResult, recorded: ResultKey | None) -> None:
     verdict = styled("accepted", "green") if result.accepted else styled("rejected", "bold red")
-    reasons = ", ".join(f"{s.name}({s.column})" for s in result.rejecting)
+    reasons = result.reasons()
     console.print(
         Text.assemble(
             printable(f"{file}: "),
             verdict,
             printable(
                 f" against {result.history_results} earlier batches"
-                + (f"; outside the interval: {reasons}" if reasons else "")
+                + (f"; {reasons}" if reasons else "")
             ),
         )
     )

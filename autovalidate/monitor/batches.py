@@ -245,6 +245,24 @@ class BatchValidationResult:
         """The statistics that reject the batch."""
         return [s for s in self.statistics if s.rejects]
 
+    def reasons(self) -> str:
+        """Why the batch is rejected, in words; ``""`` when nothing rejects it.
+
+        The statistics outside their interval and those the batch lacks (a
+        column it does not have, a statistic not computed), each group named:
+        ``"outside the interval: Mean(price); missing from the batch:
+        ApproxCountDistinct(dest)"``.
+        """
+        parts = []
+        for status, words in (
+            ("rejected", "outside the interval"),
+            ("missing", "missing from the batch"),
+        ):
+            names = [f"{s.name}({s.column})" for s in self.statistics if s.status == status]
+            if names:
+                parts.append(f"{words}: {', '.join(names)}")
+        return "; ".join(parts)
+
     def to_dict(self) -> dict[str, Any]:
         """The result as plain data."""
         return {

@@ -355,11 +355,10 @@ def batch_report(
         )
         for s in result.statistics
     )
-    rejecting = ", ".join(f"{s.name}({s.column})" for s in result.rejecting)
+    reasons = result.reasons()
     summary = (
         f"{'accepted' if result.accepted else 'rejected'} against {result.history_results} "
-        f"earlier batches of {result.dataset!r}"
-        + (f"; outside the interval: {rejecting}" if rejecting else "")
+        f"earlier batches of {result.dataset!r}" + (f"; {reasons}" if reasons else "")
     )
     return Report(
         "validate-batch",
