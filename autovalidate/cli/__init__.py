@@ -7,7 +7,9 @@ Exit codes, for every command:
   rejected);
 * 2: usage or infrastructure error (bad arguments, missing file or column,
   empty column, unreadable or incompatible index, engine failure), reported
-  as one line on stderr.
+  as one line on stderr;
+* 141: the reader of stdout closed it before the command wrote all its output
+  (``| head``), as a shell reports a command SIGPIPE killed; nothing on stderr.
 """
 
 from __future__ import annotations
@@ -15,7 +17,18 @@ from __future__ import annotations
 import typer
 
 from autovalidate.cli import export, index, metrics, suggest, validate, validate_batch
-from autovalidate.cli.common import EXIT_ERROR, HELP_SETTINGS, Command, fail_line
+from autovalidate.cli.common import (
+    EXIT_ERROR,
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_OUTPUT_CLOSED,
+    HELP_SETTINGS,
+    Command,
+    OutputClosed,
+    closed_output,
+    fail_line,
+    output_closed,
+)
 
 app = typer.Typer(
     name="autovalidate",
@@ -41,7 +54,35 @@ def main(argv: list[str] | None = None) -> None:
     ``error: ...`` with the command, and exit code 2, as every other error:
     not click's usage text and boxed message. Without arguments the help is
     shown (exit 2, as before).
+
+    When the reader of stdout closes it before the command wrote all its
+    output (``| head``), the command stops silently with exit code 141
+    (:data:`~autovalidate.cli.common.EXIT_OUTPUT_CLOSED`, what a shell reports
+    for a command SIGPIPE killed), never 1, which means a check failed.
     """
+    import sys
+
+    try:
+        code = _run(argv)
+        sys.stdout.flush()
+    except OutputClosed:
+        code = EXIT_OUTPUT_CLOSED
+    except BrokenPipeError:  # the last flush, or a print outside a command
+        closed_output(sys.stdout)
+        code = EXIT_OUTPUT_CLOSED
+    except SystemExit as exc:
+        if not isinstance(exc.__context__, BrokenPipeError):
+            raise
+        # click's own writes (--help) on a closed stdout: it exits 1 itself
+        closed_output(sys.stdout)
+        code = EXIT_OUTPUT_CLOSED
+    if output_closed() and code in (EXIT_OK, EXIT_FAILED):
+        code = EXIT_OUTPUT_CLOSED  # a progress thread met the closed stdout
+    sys.exit(code)
+
+
+def _run(argv: list[str] | None) -> int:
+    """Run the command line ``argv``; its exit code."""
     import sys
 
     from typer.exceptions import Abort, TyperException
@@ -50,14 +91,14 @@ def main(argv: list[str] | None = None) -> None:
         code = app(args=argv, standalone_mode=False)
     except Abort:  # Ctrl-C at a prompt
         fail_line("aborted")
-        sys.exit(EXIT_ERROR)
+        return EXIT_ERROR
     except TyperException as exc:  # click's usage errors: UsageError, BadParameter, ...
         ctx = getattr(exc, "ctx", None)
         if type(exc).__name__ == "NoArgsIsHelpError" and ctx is not None:
-            print(ctx.get_help())  # no arguments: the help, as before
-            sys.exit(EXIT_ERROR)
+            sys.stdout.write(ctx.get_help() + "\n")  # no arguments: the help, as before
+            return EXIT_ERROR
         error = exc
         message = getattr(error, "format_message", lambda: str(error))()
         fail_line(f"{ctx.command_path}: {message}" if ctx is not None else message)
-        sys.exit(EXIT_ERROR)
-    sys.exit(code if isinstance(code, int) else 0)
+        return EXIT_ERROR
+    return code if isinstance(code, int) else EXIT_OK

@@ -28,15 +28,19 @@ __all__ = [
     "EXIT_ERROR",
     "EXIT_FAILED",
     "EXIT_OK",
+    "EXIT_OUTPUT_CLOSED",
     "HELP_SETTINGS",
     "JUNIT_OPTION",
     "Command",
+    "OutputClosed",
+    "closed_output",
     "console",
     "err_console",
     "fail",
     "fail_line",
     "handle_errors",
     "local_input",
+    "output_closed",
     "parse_pairs",
     "parse_rename",
     "print_json",
@@ -46,6 +50,7 @@ __all__ = [
     "require_rows",
     "styled",
     "write_atomically",
+    "write_stdout",
     "wrote",
 ]
 
@@ -56,6 +61,60 @@ EXIT_FAILED = 1
 #: Usage or infrastructure error: bad arguments, missing file or column,
 #: unreadable or incompatible index, engine failure.
 EXIT_ERROR = 2
+#: The reader of stdout (or stderr) closed it before the command wrote all its
+#: output (``| head``): 128 + SIGPIPE, the code a shell reports for a command
+#: SIGPIPE killed. Not 1: a cut output is not a failed check.
+EXIT_OUTPUT_CLOSED = 141
+
+
+class OutputClosed(BaseException):  # noqa: N818 - an event, as KeyboardInterrupt
+    """The reader of stdout or stderr closed it: the command stops, exit code 141.
+
+    A ``BaseException``, as ``KeyboardInterrupt``: no ``except Exception``
+    on the way (:func:`handle_errors`'s included) turns it into an error.
+    When it is raised the stream already points at ``/dev/null``, so nothing
+    written afterwards (the interpreter's last flush included) fails again.
+    """
+
+
+#: Whether an output stream was closed by its reader during this run (a
+#: progress thread stops at it without raising in the main thread).
+_closed: list[bool] = [False]
+
+
+def output_closed() -> bool:
+    """Whether stdout or stderr was closed by its reader during this run."""
+    return _closed[0]
+
+
+def closed_output(stream: Any) -> OutputClosed:
+    """Point ``stream``'s descriptor at ``/dev/null``; the exception that ends the command.
+
+    As the Python documentation recommends for ``BrokenPipeError`` (the
+    "Note on SIGPIPE" of the ``signal`` module): the descriptor is replaced,
+    not SIGPIPE's disposition, which would kill the process on a broken
+    socket too (Spark's).
+    """
+    _closed[0] = True
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, stream.fileno())
+    os.close(devnull)
+    return OutputClosed()
+
+
+def write_stdout(text: str) -> None:
+    """Write ``text`` on stdout and flush it.
+
+    Raises
+    ------
+    OutputClosed
+        If the reader closed stdout (``| head``).
+    """
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise closed_output(sys.stdout) from None
 
 
 class _Console(Console):
@@ -69,6 +128,14 @@ class _Console(Console):
     def render_str(self, text: str, **kwargs: Any) -> Text:
         """The rich text of ``text``, its control characters escaped."""
         return super().render_str(printable(text), **kwargs)
+
+    def on_broken_pipe(self) -> None:
+        """Stop the command with :class:`OutputClosed` (exit 141), not rich's exit code 1.
+
+        Rich's own handler exits with 1, which reads as a failed check.
+        """
+        self.quiet = True
+        raise closed_output(self.file)
 
 
 # Markup is off: data, column names, paths and regexes are printed as written
@@ -179,7 +246,10 @@ def progress(
     def tick() -> None:
         while not stop.wait(0.5):
             if latest[0] is not None:
-                lines(*latest)
+                try:
+                    lines(*latest)
+                except OutputClosed:  # main() exits 141 when the work ends
+                    return
 
     def update(phase: str, completed: int | None = None, total: int | None = None) -> None:
         latest[:] = [phase, completed, total]
@@ -209,8 +279,7 @@ def wrote(*paths: Path | None) -> None:
 
 def print_json(data: Any) -> None:
     """Write ``data`` as JSON on stdout (machine output, nothing else on stdout)."""
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
-    sys.stdout.flush()
+    write_stdout(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
 
 
 #: Most characters of an error line: a message quoting a hostile input (a column

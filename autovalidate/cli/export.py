@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import enum
 import re
-import sys
 from pathlib import Path
 
 import typer
@@ -17,6 +16,7 @@ from autovalidate.cli.common import (
     print_json,
     styled,
     write_atomically,
+    write_stdout,
 )
 from autovalidate.wording import counted
 
@@ -93,8 +93,7 @@ def export(
         )
         return
     if out is None:
-        sys.stdout.write(result.text)
-        sys.stdout.flush()
+        write_stdout(result.text)
     for s in result.skipped:
         err_console.print(
             styled("skipped", "yellow"),
