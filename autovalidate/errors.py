@@ -128,6 +128,9 @@ class ColumnNotFoundError(DataError, KeyError):
 class EmptyColumnError(DataError):
     """A column has no non-null values, so nothing can be inferred from it.
 
+    The message names the column (``column 'zip' has no non-null values``),
+    or, for values given without one, says ``no non-null values were given``.
+
     Attributes
     ----------
     column
@@ -136,8 +139,13 @@ class EmptyColumnError(DataError):
 
     def __init__(self, column: str | None = None, message: str | None = None) -> None:
         self.column = column
-        where = f"column {column!r}" if column is not None else "the values"
-        super().__init__(message or f"{where} has no non-null values")
+        if message is None:
+            message = (
+                f"column {column!r} has no non-null values"
+                if column is not None
+                else "no non-null values were given"
+            )
+        super().__init__(message)
 
 
 class DataSourceError(AutovalidateError, OSError):

@@ -194,14 +194,16 @@ def suggest_pattern(
     -------
     PatternConstraint or None
         ``None`` when no hypothesis is feasible (for example natural-language
-        columns) or every value is missing: never a match-anything pattern.
-        ``regex`` is anchored (full match) and means the same in Python
-        ``regex``, Java and RE2.
+        columns) or every non-null value is a null token or blank: never a
+        match-anything pattern. ``regex`` is anchored (full match) and means
+        the same in Python ``regex``, Java and RE2.
 
     Raises
     ------
     EmptyColumnError
-        If the column has no values at all, nulls aside.
+        If there is no non-null value: no values at all, or only nulls
+        (``None``, NaN, SQL NULL). Null tokens and blanks are values: a
+        column of only those returns ``None``.
     ColumnNotFoundError
         If ``column`` is not in the table.
     ParameterError
@@ -383,7 +385,17 @@ def infer_pattern(
     Returns
     -------
     PatternSuggestion
-        The constraint, or ``None`` with a :class:`NoPatternReason`.
+        The constraint, or ``None`` with a :class:`NoPatternReason`:
+        ``ALL_MISSING`` when every non-null value is a null token or blank
+        (``["NA", "", "N/A"]``), ``INFEASIBLE`` when no hypothesis pattern is.
+
+    Raises
+    ------
+    EmptyColumnError
+        If there is no non-null value: no values at all (``[]``), or only
+        nulls (``None``, NaN, SQL NULL); a reason needs a value to give it.
+    ColumnNotFoundError, ParameterError, DefaultIndexError
+        As :func:`suggest_pattern`.
     """
     params = params or _DEFAULTS
     if method not in METHODS:

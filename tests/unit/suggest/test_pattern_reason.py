@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from autovalidate import open_default_index, suggest_pattern
+from autovalidate import EmptyColumnError, open_default_index, suggest_pattern
 from autovalidate.pattern_inference import NoPatternReason, infer_pattern
 from autovalidate.solver.fmdv import SolverParams
 
@@ -25,6 +25,17 @@ def index():
 def test_all_missing_values_say_so(index) -> None:
     got = infer_pattern(["NA", "N/A", " ", None, "-"], index)
     assert got.constraint is None and got.reason is NoPatternReason.ALL_MISSING
+
+
+@pytest.mark.parametrize(
+    "values", [[], [None, None], [None, float("nan")]], ids=["none", "nulls", "nan"]
+)
+def test_no_non_null_value_is_an_error_not_a_reason(index, values) -> None:
+    """Nulls are no values to give a reason for: EmptyColumnError, in a readable message."""
+    with pytest.raises(EmptyColumnError, match=r"^no non-null values were given$"):
+        infer_pattern(values, index)
+    with pytest.raises(EmptyColumnError, match=r"^column 'zip' has no non-null values$"):
+        suggest_pattern(values, index, column="zip")
 
 
 def test_no_feasible_hypothesis_says_so(index) -> None:
