@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeVar
 
 import typer
-from rich.console import Console
+from rich.console import Console, ConsoleDimensions
 from rich.table import Table
 from rich.text import Text
 from typer.core import TyperCommand
@@ -117,13 +117,34 @@ def write_stdout(text: str) -> None:
         raise closed_output(sys.stdout) from None
 
 
+#: The console width when the output is not a terminal and ``COLUMNS`` is not set:
+#: a CI log, a file or a pipe keeps each line whole (rich would cut at 80).
+OFF_TERMINAL_WIDTH = 4096
+
+
 class _Console(Console):
     """A rich console that shows every string it is given through :func:`printable`.
 
     Rich renders a ``str`` (a ``print`` argument, a table cell) through
     ``render_str``; styled text is made by :func:`styled`, which does the same.
     Rich's own styling and cursor codes are not strings given to it, and stay.
+
+    Its width is the terminal's; off a terminal (a CI log, ``| grep``, ``>
+    file``) it is :data:`OFF_TERMINAL_WIDTH`, where rich would take 80 and cut
+    table cells (``pattern('ZipCode…``); ``COLUMNS`` sets it in both cases.
     """
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        """The console's width and height, the width :data:`OFF_TERMINAL_WIDTH` off a terminal."""
+        size = super().size
+        if self._width is None and "COLUMNS" not in self._environ and not self.is_terminal:
+            return ConsoleDimensions(OFF_TERMINAL_WIDTH, size.height)
+        return size
+
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        self._width, self._height = new_size  # as rich's own setter
 
     def render_str(self, text: str, **kwargs: Any) -> Text:
         """The rich text of ``text``, its control characters escaped."""

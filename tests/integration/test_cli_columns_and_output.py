@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from autovalidate.checks.spec import ConstraintSuite
 from autovalidate.cli import app
+from autovalidate.cli.common import console
 from autovalidate.errors import ColumnNotFoundError
 
 pytestmark = pytest.mark.spark
@@ -121,8 +122,9 @@ def _field(output: str, name: str) -> str:
     return value
 
 
-def test_a_long_pattern_is_shown_whole_with_its_segments_read_out(flights_csv):
+def test_a_long_pattern_is_shown_whole_with_its_segments_read_out(flights_csv, monkeypatch):
     """At 80 columns the regex and pattern fold, never end in an ellipsis; separators read."""
+    monkeypatch.setattr(console, "width", 80)  # a terminal's: off one, lines are never cut
     data = flights_csv
     seen = set()
     for column in ("flight", "when"):
@@ -148,8 +150,11 @@ def test_a_long_pattern_is_shown_whole_with_its_segments_read_out(flights_csv):
     assert seen == {"formats", "literal"}
 
 
-def test_the_validate_table_keeps_status_and_value_beside_a_long_constraint(flights_csv, tmp_path):
+def test_the_validate_table_keeps_status_and_value_beside_a_long_constraint(
+    flights_csv, tmp_path, monkeypatch
+):
     """At 80 columns a long pattern label is shortened, never the status and value cropped."""
+    monkeypatch.setattr(console, "width", 80)  # a terminal's: off one, lines are never cut
     suite = tmp_path / "when.json"
     assert run("suggest", flights_csv, "-c", "when", "-o", suite).exit_code == 0
     drifted = tmp_path / "drifted.csv"

@@ -1,8 +1,9 @@
-"""The CLI's stdout as CI sees it: a pipe its reader may close early.
+"""The CLI's stdout as CI sees it: a pipe its reader may close early, a log file.
 
 Through the real entry point (``python -m autovalidate``): a reader that closes
 stdout (``| head``, ``| true``) gets exit code 141, never 1, which means a check
-failed.
+failed; output to a pipe keeps each table cell whole, where rich cut at 80
+columns (``pattern('ZipCode…``).
 """
 
 from __future__ import annotations
@@ -63,3 +64,20 @@ def test_a_closed_stdout_is_exit_141_not_a_failed_check(batch, json):
     closed = _closed_early("validate", data, "-c", suite, *(["--json"] if json else []))
     assert closed.returncode == 141, closed.stderr
     assert closed.stderr == ""  # as a shell's tools: no traceback, no "Exception ignored"
+
+
+def test_output_to_a_pipe_keeps_a_long_constraint_whole(batch):
+    data, suite = batch
+    run = subprocess.run(
+        [sys.executable, "-m", "autovalidate", "validate", str(data), "-c", str(suite)],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    label = f"pattern('{COLUMN}', <digit>{{5}})"
+    assert len(label) + 50 > 80  # the table would not fit 80 columns
+    (row,) = [line for line in run.stdout.splitlines() if line.startswith("│")]
+    assert label in row and "…" not in row, run.stdout
+    assert row.split("│")[3].strip() == "passed"
