@@ -53,6 +53,59 @@ EVIDENCE = ["corpus", "positions", "literal"]
 #: The most times a repeated segment may occur, in a suite and in a rendered regex
 #: (:mod:`autovalidate.patterns.render`; RE2 accepts bounds up to 1000).
 MAX_REPEAT = 1000
+#: The analyzers of :mod:`autovalidate.metrics` (``has_no_anomalies``' ``analyzer``,
+#: read by :func:`autovalidate.metrics.codec.analyzer_from_dict`).
+ANALYZERS = [
+    "ApproxCountDistinct",
+    "ApproxQuantile",
+    "ApproxQuantiles",
+    "ColumnTypes",
+    "Completeness",
+    "Compliance",
+    "Correlation",
+    "CountDistinct",
+    "CustomSql",
+    "DataType",
+    "Distinctness",
+    "DistributionDrift",
+    "DuplicateCount",
+    "Entropy",
+    "ExactQuantile",
+    "Histogram",
+    "InterquartileRange",
+    "Kurtosis",
+    "MaxLength",
+    "Maximum",
+    "Mean",
+    "MinLength",
+    "Minimum",
+    "Monotonicity",
+    "MutualInformation",
+    "NewestTimestamp",
+    "PatternConformance",
+    "PatternMatch",
+    "Range",
+    "RatioOfSums",
+    "ReferentialIntegrity",
+    "Size",
+    "Skewness",
+    "StandardDeviation",
+    "Sum",
+    "UniqueValueRatio",
+    "Uniqueness",
+    "Variance",
+    "ZeroCount",
+]
+#: :data:`autovalidate.anomaly.STRATEGIES` (``has_no_anomalies``' ``strategy``).
+STRATEGIES = [
+    "SimpleThreshold",
+    "AbsoluteChange",
+    "RelativeRateOfChange",
+    "OnlineNormal",
+    "BatchNormal",
+    "HoltWinters",
+    "ExponentialSmoothing",
+]
 
 PATTERN_CONSTRAINT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -136,6 +189,75 @@ _ASSERTION: dict[str, Any] = {
     },
 }
 
+_COLUMNS: dict[str, Any] = {"type": ["string", "array"], "items": _TEXT}
+_REFERENCE: dict[str, Any] = {
+    "const": None,
+    "title": "reference (a suite names it: reference_name)",
+}
+
+#: ``has_no_anomalies``' analyzer: its class and fields by name (a field's type is
+#: the same in every analyzer that has it; the class refuses a field it lacks).
+#: The codec would pass anything on: a column as a list of lists, reference data.
+_ANALYZER: dict[str, Any] = {
+    "type": "object",
+    "required": ["analyzer"],
+    "additionalProperties": False,
+    "properties": {
+        "analyzer": {"enum": ANALYZERS, "title": "analyzer"},
+        "column": _TEXT,
+        "columns": _COLUMNS,
+        "first_column": _TEXT,
+        "second_column": _TEXT,
+        "where": _OPTIONAL_TEXT,
+        "instance_name": _TEXT,
+        "predicate": _TEXT,
+        "query": _TEXT,
+        "numerator": _TEXT,
+        "denominator": _TEXT,
+        "order_by": _TEXT,
+        "decreasing": {"type": "boolean"},
+        "strictly": {"type": "boolean"},
+        "pattern": _TEXT,
+        "null_tokens": _TEXTS,
+        "quantile": _FRACTION,
+        "quantiles": {"type": "array", "items": _FRACTION},
+        "relative_error": _FRACTION,
+        "precision": {"type": "integer"},
+        "max_detail_bins": {"type": "integer"},
+        "test": {"enum": DISTRIBUTION_TESTS, "title": "drift test"},
+        "threshold": {"type": ["number", "null"], "minimum": 0, "maximum": _MAX},
+        "reference": _REFERENCE,
+        "reference_name": _TEXT,
+        "reference_columns": {"type": ["string", "array", "null"], "items": _TEXT},
+    },
+}
+
+_RATE: dict[str, Any] = {"type": ["number", "null"]}
+_FACTOR: dict[str, Any] = {"type": ["number", "null"], "minimum": 0}
+
+#: ``has_no_anomalies``' strategy: its name and parameters (an open bound may be
+#: an infinity; the strategy refuses a parameter it lacks, and inverted bounds).
+_STRATEGY: dict[str, Any] = {
+    "type": "object",
+    "required": ["strategy"],
+    "additionalProperties": False,
+    "properties": {
+        "strategy": {"enum": STRATEGIES, "title": "anomaly detection strategy"},
+        "upper_bound": {"type": "number"},
+        "lower_bound": {"type": "number"},
+        "max_rate_decrease": _RATE,
+        "max_rate_increase": _RATE,
+        "order": {"type": "integer", "minimum": 1},
+        "lower_deviation_factor": _FACTOR,
+        "upper_deviation_factor": _FACTOR,
+        "ignore_start_percentage": _FRACTION,
+        "ignore_anomalies": {"type": "boolean"},
+        "include_interval": {"type": "boolean"},
+        "periodicity": {"type": "integer", "minimum": 2},
+        "confidence": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+    },
+}
+
 _DEEQU_CONSTRAINT: dict[str, Any] = {
     "type": "object",
     "required": ["kind", "constraint"],
@@ -147,8 +269,8 @@ _DEEQU_CONSTRAINT: dict[str, Any] = {
         "where": _OPTIONAL_TEXT,
         "hint": _OPTIONAL_TEXT,
         # the Check methods' arguments, by parameter name
-        "column": {"type": ["string", "array"], "items": _TEXT},
-        "columns": {"type": ["string", "array"], "items": _TEXT},
+        "column": _COLUMNS,
+        "columns": _COLUMNS,
         "column_a": _TEXT,
         "column_b": _TEXT,
         "quantile": _FRACTION,
@@ -191,14 +313,14 @@ _DEEQU_CONSTRAINT: dict[str, Any] = {
         "reference_time": _OPTIONAL_TEXT,
         # has_referential_integrity, has_no_drift: the suite names the reference data,
         # the caller binds the name when the suite runs; data, a path or a query is refused
-        "reference": {"const": None, "title": "reference (a suite names it: reference_name)"},
+        "reference": _REFERENCE,
         "reference_name": _TEXT,
         "reference_columns": {"type": ["string", "array", "null"], "items": _TEXT},
         "test": {"enum": DISTRIBUTION_TESTS, "title": "drift test"},
         "threshold": {"type": ["number", "null"], "minimum": 0, "maximum": _MAX},
         # has_no_anomalies
-        "analyzer": {"type": "object", "required": ["analyzer"]},
-        "strategy": {"type": "object", "required": ["strategy"]},
+        "analyzer": _ANALYZER,
+        "strategy": _STRATEGY,
         "dataset": _TEXT,
         "tags": {"type": "object", "additionalProperties": _TEXT},
         "after": {"type": ["integer", "null"]},

@@ -290,6 +290,21 @@ def _deep(f: Files) -> Result:
     return run("validate", f.train, "-c", suite)
 
 
+def _anomalies(f: Files, name: str, repository: Path | None, **changes: object) -> Result:
+    """A suite of one has_no_anomalies constraint on the batch's size, edited by hand."""
+    constraint = {
+        "kind": "deequ",
+        "constraint": "has_no_anomalies",
+        "analyzer": {"analyzer": "Size"},
+        "strategy": {"strategy": "AbsoluteChange", "max_rate_increase": 10.0},
+        "dataset": "orders",
+        **changes,
+    }
+    suite = _suite_of(f, name, constraint)
+    data = f.csv("ids.csv", "id,name\n" + "".join(f"{i},n{i}\n" for i in range(1000)))
+    return run("validate", data, "-c", suite, *(["-r", repository] if repository else []))
+
+
 def _long_name(f: Files) -> Result:
     name = "x" * 10_000_000
     res = _deequ(f, "long-name.json", constraint="is_complete", column=name)
@@ -511,6 +526,20 @@ CASES: dict[tuple[str, str], Callable[[Files], Result]] = {
     ),
     ("a suite nested 100,000 levels deep (`[[[[...]]]]`)", "validate"): _deep,
     ("a column name of 10 MB in a suite", "validate"): _long_name,
+    (
+        'a `has_no_anomalies` analyzer holding reference data (`"reference": "x.csv"`)',
+        "validate",
+    ): lambda f: _anomalies(
+        f,
+        "reference.json",
+        None,
+        analyzer={"analyzer": "ReferentialIntegrity", "columns": "id", "reference": "x.csv"},
+    ),
+    ('a `has_no_anomalies` strategy\'s `"include_interval": "no"`', "validate"): lambda f: (
+        _anomalies(
+            f, "flag.json", None, strategy={"strategy": "BatchNormal", "include_interval": "no"}
+        )
+    ),
     (
         "terminal escape codes in a suite's description and in the data (`ESC[2J`)",
         "validate",

@@ -2,22 +2,30 @@
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import json
 import random
 
 import pytest
 
+import autovalidate.metrics as metrics
+from autovalidate.anomaly import STRATEGIES as STRATEGY_CLASSES
 from autovalidate.checks.check import CheckLevel, ConstrainableDataType
 from autovalidate.checks.spec import _OPS, ConstraintSuite
 from autovalidate.drift import TESTS
 from autovalidate.errors import ConstraintFormatError
+from autovalidate.metrics import Analyzer
 from autovalidate.pattern_constraint import PatternConstraint, verdict_digest
 from autovalidate.schemas import (
+    ANALYZERS,
     ASSERTION_OPS,
     CHECK_LEVELS,
     DATA_TYPES,
     DRIFT_TESTS,
     METHODS,
+    STRATEGIES,
+    SUITE_SCHEMA,
     parse_json,
 )
 from tests.spark_support import CODE_CONSTRAINT
@@ -31,6 +39,26 @@ def test_the_schemas_names_are_the_codes():
     from autovalidate.solver.fmdv import METHODS as SOLVER_METHODS
 
     assert METHODS == list(SOLVER_METHODS)
+    assert STRATEGIES == list(STRATEGY_CLASSES)
+    assert ANALYZERS == sorted(ANALYZER_CLASSES)
+
+
+#: The analyzer classes of autovalidate.metrics, by name: what a suite's analyzer may name.
+ANALYZER_CLASSES = {
+    name: cls
+    for name, cls in vars(metrics).items()
+    if isinstance(cls, type) and issubclass(cls, Analyzer) and not inspect.isabstract(cls)
+}
+
+
+def test_has_no_anomalies_analyzer_and_strategy_fields_are_the_classes():
+    """Each field of an analyzer and a strategy has a place (and its type) in the schema."""
+    deequ = SUITE_SCHEMA["allOf"][1]["then"]["properties"]["checks"]["items"]["properties"]
+    fields = deequ["constraints"]["items"]["allOf"][0]["then"]["properties"]
+    analyzer_fields = {f.name for cls in ANALYZER_CLASSES.values() for f in dataclasses.fields(cls)}
+    assert set(fields["analyzer"]["properties"]) == analyzer_fields | {"analyzer"}
+    strategy_fields = {f.name for cls in STRATEGY_CLASSES.values() for f in dataclasses.fields(cls)}
+    assert set(fields["strategy"]["properties"]) == strategy_fields | {"strategy"}
 
 
 def constraint(**changes: object) -> dict:
@@ -43,6 +71,21 @@ def suite(*constraints: dict) -> dict:
         "format": "autovalidate-suite",
         "version": 2,
         "checks": [{"description": "d", "level": "Error", "constraints": list(constraints)}],
+    }
+
+
+SIZE = {"analyzer": "Size", "where": None}
+THRESHOLD = {"strategy": "SimpleThreshold", "upper_bound": 10.0, "lower_bound": float("-inf")}
+
+
+def anomalies(analyzer: dict = SIZE, strategy: dict = THRESHOLD) -> dict:
+    """A has_no_anomalies constraint of a suite, its analyzer or strategy edited by hand."""
+    return {
+        "kind": "deequ",
+        "constraint": "has_no_anomalies",
+        "analyzer": analyzer,
+        "strategy": strategy,
+        "dataset": "orders",
     }
 
 
@@ -100,6 +143,29 @@ HAND_EDITED = {
     "a bound as a string": (
         {"kind": "deequ", "constraint": "has_size", "assertion": {"op": ">=", "value": "3"}},
         "assertion.value: must be a number or a list, not '3'",
+    ),
+    # has_no_anomalies' analyzer and strategy went to their classes unchecked: a path
+    # as reference data was read, a column as a list of lists raised a TypeError, a
+    # strategy's bound of "b" failed the check on every run and "no" was true
+    "an anomaly analyzer's reference data as a path": (
+        anomalies(analyzer={**SIZE, "analyzer": "ReferentialIntegrity", "reference": "x.csv"}),
+        "analyzer.reference: unknown reference (a suite names it: reference_name) 'x.csv'",
+    ),
+    "an anomaly analyzer's column as a list of lists": (
+        anomalies(analyzer={"analyzer": "Completeness", "column": [["a"]]}),
+        "analyzer.column: must be a string, not [['a']]",
+    ),
+    "an unknown anomaly analyzer": (
+        anomalies(analyzer={"analyzer": "Analyzer"}),
+        "analyzer.analyzer: unknown analyzer 'Analyzer'; expected 'ApproxCountDistinct' or",
+    ),
+    "an anomaly strategy's bound as a string": (
+        anomalies(strategy={"strategy": "SimpleThreshold", "upper_bound": "b"}),
+        "strategy.upper_bound: must be a number, not 'b'",
+    ),
+    "an anomaly strategy's flag as a string": (
+        anomalies(strategy={"strategy": "BatchNormal", "include_interval": "no"}),
+        "strategy.include_interval: must be true or false, not 'no'",
     ),
 }
 
