@@ -31,7 +31,7 @@ __all__ = ["AbsoluteChangeStrategy", "RelativeRateOfChangeStrategy"]
 def difference(series: Sequence[float], order: int) -> list[float]:
     """The ``order``-th discrete difference (``order`` values shorter than ``series``)."""
     values = list(series)
-    for _ in range(order):
+    for _ in range(min(order, len(values))):  # empty after len(series): an order of 10**9 hung
         values = [b - a for a, b in zip(values, values[1:], strict=False)]
     return values
 

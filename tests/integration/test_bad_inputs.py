@@ -305,6 +305,22 @@ def _anomalies(f: Files, name: str, repository: Path | None, **changes: object) 
     return run("validate", data, "-c", suite, *(["-r", repository] if repository else []))
 
 
+def _history(f: Files, name: str) -> Path:
+    """A directory metrics repository holding the sizes of 8 earlier batches of 'orders'."""
+    import pandas as pd
+
+    from autovalidate.analysis import AnalysisRunner
+    from autovalidate.metrics import Size
+    from autovalidate.repository import ResultKey, open_repository
+
+    repo = f.root / name
+    repository = open_repository(repo)
+    for day in range(1, 9):
+        context = AnalysisRunner.on_data(pd.DataFrame({"a": range(990 + day)})).add_analyzer(Size())
+        repository.save(ResultKey.at("orders", f"2024-01-0{day}"), context.run())
+    return repo
+
+
 def _long_name(f: Files) -> Result:
     name = "x" * 10_000_000
     res = _deequ(f, "long-name.json", constraint="is_complete", column=name)
@@ -539,6 +555,12 @@ CASES: dict[tuple[str, str], Callable[[Files], Result]] = {
         _anomalies(
             f, "flag.json", None, strategy={"strategy": "BatchNormal", "include_interval": "no"}
         )
+    ),
+    ('an anomaly strategy\'s `"order": 1000000000`', "validate --repository"): lambda f: _anomalies(
+        f,
+        "far.json",
+        _history(f, "far-history"),
+        strategy={"strategy": "AbsoluteChange", "max_rate_increase": 10.0, "order": 10**9},
     ),
     (
         "terminal escape codes in a suite's description and in the data (`ESC[2J`)",

@@ -62,6 +62,15 @@ def test_absolute_change_of_first_and_second_order():
         AbsoluteChangeStrategy(1.0, -1.0)
 
 
+def test_an_order_past_the_series_decides_no_point_at_once():
+    """A suite's ``"order": 1000000000`` differenced an empty list 10**9 times (it hung)."""
+    for cls in (AbsoluteChangeStrategy, RelativeRateOfChangeStrategy):
+        far = cls(max_rate_increase=1.0, order=10**9)
+        points = far.detect_points([1.0, 5.0, 30.0])
+        assert [p.is_anomaly for p in points] == [False, False, False]
+        assert anomalies(far, [1.0, 5.0, 30.0]) == []
+
+
 def test_relative_rate_of_change_is_a_ratio_to_order_points_back():
     s = RelativeRateOfChangeStrategy(0.9, 1.1)
     assert anomalies(s, [10.0, 10.5, 12.0, 12.5]) == [2]
