@@ -479,11 +479,26 @@ def _said(error: Any) -> str:
     return " ".join(error.message.replace(repr(error.instance), shown).split())
 
 
+def _is_integer(checker: Any, instance: Any) -> bool:
+    """An int, not a float of an integral value: JSON Schema's integer takes ``2.0``.
+
+    A count, an order or a period of ``2.0`` reached the code as a float, where
+    a slice or a shift failed on it (an anomaly strategy's ``"order": 2.0``
+    failed its check on every run; ``"precision": 12.0`` raised a ``TypeError``).
+    autovalidate writes integers without a fraction.
+    """
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
 @functools.cache
 def _cached_validator(key: int) -> Any:
     import jsonschema
 
-    return jsonschema.Draft202012Validator(_SCHEMAS[key])
+    base = jsonschema.Draft202012Validator
+    strict = jsonschema.validators.extend(
+        base, type_checker=base.TYPE_CHECKER.redefine("integer", _is_integer)
+    )
+    return strict(_SCHEMAS[key])
 
 
 _SCHEMAS: dict[int, Mapping[str, Any]] = {}

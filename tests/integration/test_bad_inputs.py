@@ -556,6 +556,14 @@ CASES: dict[tuple[str, str], Callable[[Files], Result]] = {
             f, "flag.json", None, strategy={"strategy": "BatchNormal", "include_interval": "no"}
         )
     ),
+    ('an integer written as a float (`"order": 2.0` in an anomaly strategy)', "validate"): (
+        lambda f: _anomalies(
+            f,
+            "order.json",
+            None,
+            strategy={"strategy": "AbsoluteChange", "max_rate_increase": 10.0, "order": 2.0},
+        )
+    ),
     ('an anomaly strategy\'s `"order": 1000000000`', "validate --repository"): lambda f: _anomalies(
         f,
         "far.json",

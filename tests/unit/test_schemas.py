@@ -167,6 +167,15 @@ HAND_EDITED = {
         anomalies(strategy={"strategy": "BatchNormal", "include_interval": "no"}),
         "strategy.include_interval: must be true or false, not 'no'",
     ),
+    # JSON Schema's integer takes 2.0: a slice failed on it in every run
+    "an anomaly strategy's order of 2.0": (
+        anomalies(strategy={"strategy": "AbsoluteChange", "max_rate_increase": 1, "order": 2.0}),
+        "strategy.order: must be an integer, not 2.0",
+    ),
+    "an analyzer's precision of 12.0": (
+        anomalies(analyzer={"analyzer": "ApproxCountDistinct", "column": "a", "precision": 12.0}),
+        "analyzer.precision: must be an integer, not 12.0",
+    ),
 }
 
 
