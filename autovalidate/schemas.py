@@ -96,6 +96,10 @@ ANALYZERS = [
     "Variance",
     "ZeroCount",
 ]
+#: The Check methods whose ``column`` may be a list of columns; the others' is one name.
+COLUMN_OR_LIST = ["is_unique"]
+#: The Check methods whose ``columns`` is a list, never one name (a name is not its letters).
+COLUMNS_LIST = ["has_columns", "satisfies"]
 #: :data:`autovalidate.anomaly.STRATEGIES` (``has_no_anomalies``' ``strategy``).
 STRATEGIES = [
     "SimpleThreshold",
@@ -262,6 +266,18 @@ _DEEQU_CONSTRAINT: dict[str, Any] = {
     "type": "object",
     "required": ["kind", "constraint"],
     "additionalProperties": False,
+    # a list where a method takes one column failed in its SQL (an AttributeError); a
+    # name where it takes a list was read as its letters ("id": columns "i" and "d")
+    "allOf": [
+        {
+            "if": {"properties": {"constraint": {"enum": COLUMN_OR_LIST}}},
+            "else": {"properties": {"column": _TEXT}},
+        },
+        {
+            "if": {"properties": {"constraint": {"enum": COLUMNS_LIST}}},
+            "then": {"properties": {"columns": _TEXTS}},
+        },
+    ],
     "properties": {
         "kind": {"const": "deequ"},
         "constraint": _TEXT,

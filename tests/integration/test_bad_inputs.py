@@ -543,6 +543,16 @@ CASES: dict[tuple[str, str], Callable[[Files], Result]] = {
     ("a suite nested 100,000 levels deep (`[[[[...]]]]`)", "validate"): _deep,
     ("a column name of 10 MB in a suite", "validate"): _long_name,
     (
+        'a list where a constraint takes one column (`"column": ["id"]` in `is_in_range`)',
+        "validate",
+    ): lambda f: _deequ(
+        f, "one.json", constraint="is_in_range", column=["id"], lower_bound=0.0, upper_bound=1.0
+    ),
+    (
+        'one name where a constraint takes a list of columns (`"columns": "id"` in `has_columns`)',
+        "validate",
+    ): lambda f: _deequ(f, "names.json", constraint="has_columns", columns="id"),
+    (
         'a `has_no_anomalies` analyzer holding reference data (`"reference": "x.csv"`)',
         "validate",
     ): lambda f: _anomalies(

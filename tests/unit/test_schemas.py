@@ -21,6 +21,8 @@ from autovalidate.schemas import (
     ANALYZERS,
     ASSERTION_OPS,
     CHECK_LEVELS,
+    COLUMN_OR_LIST,
+    COLUMNS_LIST,
     DATA_TYPES,
     DRIFT_TESTS,
     METHODS,
@@ -49,6 +51,21 @@ ANALYZER_CLASSES = {
     for name, cls in vars(metrics).items()
     if isinstance(cls, type) and issubclass(cls, Analyzer) and not inspect.isabstract(cls)
 }
+
+
+def test_the_methods_taking_lists_of_columns_are_the_checks():
+    """``column`` is one name, or a list where the method says; ``columns`` a list where it says."""
+    from autovalidate.checks.check import SUITE_METHODS, Check
+
+    def annotations(parameter: str) -> dict[str, str]:
+        signatures = {m: inspect.signature(getattr(Check, m)).parameters for m in SUITE_METHODS}
+        return {m: str(p[parameter].annotation) for m, p in signatures.items() if parameter in p}
+
+    column, columns = annotations("column"), annotations("columns")
+    assert set(column.values()) == {"str", "Columns"}  # a name; a name or a list
+    assert COLUMN_OR_LIST == sorted(m for m, a in column.items() if a == "Columns")
+    assert set(columns.values()) == {"Columns", "Sequence[str]"}
+    assert COLUMNS_LIST == sorted(m for m, a in columns.items() if a == "Sequence[str]")
 
 
 def test_has_no_anomalies_analyzer_and_strategy_fields_are_the_classes():
@@ -175,6 +192,21 @@ HAND_EDITED = {
     "an analyzer's precision of 12.0": (
         anomalies(analyzer={"analyzer": "ApproxCountDistinct", "column": "a", "precision": 12.0}),
         "analyzer.precision: must be an integer, not 12.0",
+    ),
+    # the schema took a list for every column and a name for every list of columns
+    "a list where one column is taken": (
+        {
+            "kind": "deequ",
+            "constraint": "is_in_range",
+            "column": ["a"],
+            "lower_bound": 0.0,
+            "upper_bound": 1.0,
+        },
+        "column: must be a string, not ['a']",
+    ),
+    "a name where a list of columns is taken": (
+        {"kind": "deequ", "constraint": "has_columns", "columns": "id"},
+        "columns: must be a list, not 'id'",
     ),
 }
 
