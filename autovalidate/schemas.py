@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 import sys
 from collections.abc import Mapping
 from typing import Any
@@ -434,34 +435,52 @@ def check_document(doc: Any, schema: Mapping[str, Any], source: str) -> None:
 
     from autovalidate.errors import ConstraintFormatError
 
-    where = _nan(doc)
-    if where is not None:  # a bound of NaN passes every minimum and maximum
-        raise ConstraintFormatError(f"{source}: {where}: NaN is not a number")
+    fault = _not_plain(doc)
+    if fault is not None:  # before the schema: a NaN passes every minimum and maximum
+        raise ConstraintFormatError(f"{source}: {fault[0]}: {fault[1]}")
     error = best_match(_validator(schema).iter_errors(doc), key=_deepest)
     if error is not None:
         raise ConstraintFormatError(f"{source}: {error.json_path}: {_said(error)}")
 
 
-def _nan(doc: Any) -> str | None:
-    """The JSON path of a NaN in ``doc``, or None.
+#: A UTF-16 surrogate, which ``json.loads`` reads from a ``\\ud800`` escape left unpaired.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _not_plain(doc: Any) -> tuple[str, str] | None:
+    r"""The JSON path of a value ``doc`` may not hold, and what it is; or None.
 
     Python's JSON parser reads ``NaN`` (and ``Infinity``), which JSON (RFC
     8259, §6) has no number for, and a NaN compares false with every bound of
     a schema: a suite's ``"lower_bound": NaN`` would pass and fail its check
     for a reason the file does not show. An infinity is a number the schema
     bounds where it must (an anomaly strategy's open bound is one).
+
+    It also reads an unpaired ``\ud800`` escape into a string no UTF-8 can
+    encode: such a name or description reached DuckDB and the terminal and
+    failed there (an unexpected ``UnicodeEncodeError``, a ``TypeError``).
     """
-    if isinstance(doc, float):
-        return "$" if math.isnan(doc) else None
-    stack: list[tuple[str, Any]] = [("$", doc)]
+
+    def fault(value: Any) -> str | None:
+        if isinstance(value, float) and math.isnan(value):
+            return "NaN is not a number"
+        if isinstance(value, str) and not value.isascii() and (lone := _SURROGATE.search(value)):
+            return f"{_shown(value)} is not text: {lone.group()!r} is half of a surrogate pair"
+        return None
+
+    if (said := fault(doc)) is not None:
+        return "$", said
+    stack: list[tuple[str, Any]] = [("$", doc)] if isinstance(doc, (Mapping, list, tuple)) else []
     while stack:  # containers only: a path is spelled for a value found, not for each
         path, node = stack.pop()
         mapping = isinstance(node, Mapping)
         spell = "{}.{}" if mapping else "{}[{}]"
         inner = []
         for key, value in node.items() if mapping else enumerate(node):
-            if isinstance(value, float) and math.isnan(value):
-                return spell.format(path, key)
+            if (said := fault(key)) is not None:  # a tag's name, a schema's column
+                return spell.format(path, _shown(key)), said
+            if (said := fault(value)) is not None:
+                return spell.format(path, key), said
             if isinstance(value, (Mapping, list, tuple)):
                 inner.append((key, value))
         stack.extend((spell.format(path, k), v) for k, v in reversed(inner))
@@ -479,11 +498,15 @@ _TYPE_NAMES = {
 }
 
 
+def _shown(value: Any) -> str:
+    """``value`` as Python writes it, cut after 40 characters (a 400-digit number, a long list)."""
+    shown = repr(value)
+    return shown if len(shown) <= 60 else shown[:40] + "..."
+
+
 def _said(error: Any) -> str:
     """What is wrong, in one line: the expected type, the known names, or the rule broken."""
-    shown = repr(error.instance)
-    if len(shown) > 60:  # a 400-digit number, a long list: shown cut
-        shown = shown[:40] + "..."
+    shown = _shown(error.instance)
     if error.validator == "type":
         expected = error.validator_value
         names = [expected] if isinstance(expected, str) else list(expected)

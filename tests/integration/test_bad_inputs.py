@@ -553,6 +553,12 @@ CASES: dict[tuple[str, str], Callable[[Files], Result]] = {
         "validate",
     ): lambda f: _deequ(f, "names.json", constraint="has_columns", columns="id"),
     (
+        'an unpaired surrogate escape in a suite\'s SQL (`"where": "name = \'n\\ud800\'"`)',
+        "validate",
+    ): lambda f: _deequ(
+        f, "surrogate.json", constraint="is_complete", column="id", where="name = 'n\ud800'"
+    ),
+    (
         'a `has_no_anomalies` analyzer holding reference data (`"reference": "x.csv"`)',
         "validate",
     ): lambda f: _anomalies(

@@ -208,6 +208,15 @@ HAND_EDITED = {
         {"kind": "deequ", "constraint": "has_columns", "columns": "id"},
         "columns: must be a list, not 'id'",
     ),
+    # an unpaired \ud800 escape: DuckDB and the terminal could not encode the text
+    "a column name with a lone surrogate": (
+        {"kind": "deequ", "constraint": "is_complete", "column": "a\ud800"},
+        "column: 'a\\ud800' is not text: '\\ud800' is half of a surrogate pair",
+    ),
+    "a schema's column name with a lone surrogate": (
+        {"kind": "deequ", "constraint": "has_schema", "schema": {"\udc00": "VARCHAR"}},
+        "schema.'\\udc00': '\\udc00' is not text",
+    ),
 }
 
 
