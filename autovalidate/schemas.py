@@ -556,17 +556,42 @@ def _deepest(error: Any) -> tuple[int, ...]:
     return (len(error.absolute_path), *relevance(error))
 
 
+#: The deepest nesting :func:`parse_json` reads. A suite nests 8 levels (an allowed
+#: pair in a constraint), the other files fewer; the code that reads a document
+#: (``repr`` of a value in an error, the schema check, a report) recurses once a level.
+MAX_NESTING = 100
+
+
 def parse_json(text: str) -> Any:
     """The JSON document ``text`` (a suite, a program, a metrics or metadata file).
 
     Raises
     ------
     json.JSONDecodeError
-        If ``text`` is not JSON, or nests deeper than Python's parser reads
-        (it recurses once per level: ``[[[[...]]]]`` 100,000 deep ended in a
-        ``RecursionError``); a suite nests a few levels.
+        If ``text`` is not JSON, or nests deeper than :data:`MAX_NESTING`
+        levels: Python's parser recurses once per level (``[[[[...]]]]``
+        100,000 deep ended in a ``RecursionError``), and where it stops
+        depends on how deep the stack already is, so a document nested a few
+        levels short of that was read and the first ``repr`` of it failed (a
+        suite 960 deep: an unexpected ``RecursionError`` from ``validate``).
     """
     try:
-        return json.loads(text)
+        doc = json.loads(text)
+        deep = _deeper_than(doc, MAX_NESTING)
     except RecursionError:
+        deep = True
+    if deep:
         raise json.JSONDecodeError("nested too deeply to read", text, 0) from None
+    return doc
+
+
+def _deeper_than(doc: Any, levels: int) -> bool:
+    """Whether ``doc`` nests lists and objects more than ``levels`` deep (without recursing)."""
+    stack = [(doc, 1)] if isinstance(doc, (dict, list)) else []
+    while stack:
+        node, depth = stack.pop()
+        if depth > levels:
+            return True
+        inner = node.values() if isinstance(node, dict) else node
+        stack.extend((v, depth + 1) for v in inner if isinstance(v, (dict, list)))
+    return False

@@ -290,6 +290,15 @@ def _deep(f: Files) -> Result:
     return run("validate", f.train, "-c", suite)
 
 
+def _just_short_of_the_parser(f: Files) -> Result:
+    depth = 960  # the parser read it (a few frames short of its limit), repr did not
+    suite = _suite_of(f, "short.json", {"kind": "deequ", "constraint": "has_size"})
+    suite.write_text(
+        suite.read_text().replace("}]}]}", ', "assertion": ' + "[" * depth + "]" * depth + "}]}]}")
+    )
+    return run("validate", f.train, "-c", suite)
+
+
 def _anomalies(f: Files, name: str, repository: Path | None, **changes: object) -> Result:
     """A suite of one has_no_anomalies constraint on the batch's size, edited by hand."""
     constraint = {
@@ -542,6 +551,10 @@ CASES: dict[tuple[str, str], Callable[[Files], Result]] = {
     ),
     ("a suite nested 100,000 levels deep (`[[[[...]]]]`)", "validate"): _deep,
     ("a column name of 10 MB in a suite", "validate"): _long_name,
+    (
+        "a suite nested 960 levels deep, just short of where Python's parser stops",
+        "validate",
+    ): _just_short_of_the_parser,
     (
         'a list where a constraint takes one column (`"column": ["id"]` in `is_in_range`)',
         "validate",

@@ -25,6 +25,7 @@ from autovalidate.schemas import (
     COLUMNS_LIST,
     DATA_TYPES,
     DRIFT_TESTS,
+    MAX_NESTING,
     METHODS,
     STRATEGIES,
     SUITE_SCHEMA,
@@ -497,3 +498,17 @@ def test_json_nested_past_the_parser_is_a_decode_error_not_a_recursion_error():
         parse_json("[" * 100_000 + "]" * 100_000)
     with pytest.raises(json.JSONDecodeError):
         parse_json("{")
+
+
+@pytest.mark.parametrize("depth", [MAX_NESTING + 1, 960, 985])
+def test_json_nested_just_short_of_the_parser_is_refused_as_deeper_ones(tmp_path, depth):
+    """Read where the parser stopped (a few frames short of the limit), the first repr failed."""
+    assert parse_json("[" * MAX_NESTING + "]" * MAX_NESTING) is not None
+    with pytest.raises(json.JSONDecodeError, match="nested too deeply to read"):
+        parse_json("[" * depth + "]" * depth)
+    path = tmp_path / "suite.json"
+    value = "[" * depth + "]" * depth
+    text = json.dumps(suite({"kind": "deequ", "constraint": "has_size", "assertion": "@"}))
+    path.write_text(text.replace('"@"', value))
+    with pytest.raises(ConstraintFormatError, match="not JSON: nested too deeply to read"):
+        ConstraintSuite.load(path)
