@@ -458,7 +458,9 @@ def _not_plain(doc: Any) -> tuple[str, str] | None:
 
     It also reads an unpaired ``\ud800`` escape into a string no UTF-8 can
     encode: such a name or description reached DuckDB and the terminal and
-    failed there (an unexpected ``UnicodeEncodeError``, a ``TypeError``).
+    failed there (an unexpected ``UnicodeEncodeError``, a ``TypeError``). And
+    of a key given twice in an object it keeps the last value, where a reader
+    of the file may see the first (:func:`parse_json`'s ``keys_once``).
     """
 
     def fault(value: Any) -> str | None:
@@ -473,6 +475,8 @@ def _not_plain(doc: Any) -> tuple[str, str] | None:
     stack: list[tuple[str, Any]] = [("$", doc)] if isinstance(doc, (Mapping, list, tuple)) else []
     while stack:  # containers only: a path is spelled for a value found, not for each
         path, node = stack.pop()
+        if isinstance(node, _KeyTwice):
+            return f"{path}.{node.key}", "given twice (JSON keeps the last: which one is meant?)"
         mapping = isinstance(node, Mapping)
         spell = "{}.{}" if mapping else "{}[{}]"
         inner = []
@@ -562,8 +566,36 @@ def _deepest(error: Any) -> tuple[int, ...]:
 MAX_NESTING = 100
 
 
-def parse_json(text: str) -> Any:
+class _KeyTwice(dict[str, Any]):
+    """An object whose JSON text gives a key twice; ``json.loads`` keeps the last value.
+
+    A reader of the file (a review, another tool) may take the first, so a
+    suite whose object gives a key twice is refused (:func:`check_document`,
+    naming the key's path), not run as the last value says.
+    """
+
+    key: str
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) == len(pairs):
+        return out
+    seen: set[str] = set()
+    for key, _ in pairs:  # the first key given again
+        if key in seen:
+            break
+        seen.add(key)
+    marked = _KeyTwice(out)
+    marked.key = key
+    return marked
+
+
+def parse_json(text: str, *, keys_once: bool = False) -> Any:
     """The JSON document ``text`` (a suite, a program, a metrics or metadata file).
+
+    With ``keys_once``, an object that gives a key twice is marked, for
+    :func:`check_document` to refuse (a suite).
 
     Raises
     ------
@@ -576,7 +608,7 @@ def parse_json(text: str) -> Any:
         suite 960 deep: an unexpected ``RecursionError`` from ``validate``).
     """
     try:
-        doc = json.loads(text)
+        doc = json.loads(text, object_pairs_hook=_object if keys_once else None)
         deep = _deeper_than(doc, MAX_NESTING)
     except RecursionError:
         deep = True

@@ -705,7 +705,7 @@ def _read_json(p: Path) -> Any:
     except OSError as exc:
         raise DataSourceError(str(p), exc.strerror or str(exc)) from exc
     try:
-        return parse_json(text)
+        return parse_json(text, keys_once=True)
     except json.JSONDecodeError as exc:
         raise ConstraintFormatError(f"{p}: not JSON: {exc}") from exc
 

@@ -299,6 +299,14 @@ def _just_short_of_the_parser(f: Files) -> Result:
     return run("validate", f.train, "-c", suite)
 
 
+def _key_twice(f: Files) -> Result:
+    suite = _suite_of(
+        f, "twice.json", {"kind": "deequ", "constraint": "is_complete", "column": "@"}
+    )
+    suite.write_text(suite.read_text().replace('"column": "@"', '"column": "id", "column": "name"'))
+    return run("validate", f.csv("ids.csv", "id,name\n1,a\n"), "-c", suite)
+
+
 def _anomalies(f: Files, name: str, repository: Path | None, **changes: object) -> Result:
     """A suite of one has_no_anomalies constraint on the batch's size, edited by hand."""
     constraint = {
@@ -555,6 +563,9 @@ CASES: dict[tuple[str, str], Callable[[Files], Result]] = {
         "a suite nested 960 levels deep, just short of where Python's parser stops",
         "validate",
     ): _just_short_of_the_parser,
+    ('a key given twice in one object (`"column": "id", "column": "name"`)', "validate"): (
+        _key_twice
+    ),
     (
         'a list where a constraint takes one column (`"column": ["id"]` in `is_in_range`)',
         "validate",

@@ -512,3 +512,21 @@ def test_json_nested_just_short_of_the_parser_is_refused_as_deeper_ones(tmp_path
     path.write_text(text.replace('"@"', value))
     with pytest.raises(ConstraintFormatError, match="not JSON: nested too deeply to read"):
         ConstraintSuite.load(path)
+
+
+def test_a_key_given_twice_is_refused_naming_its_path(tmp_path):
+    """json.loads keeps the last value of a key given twice; a reader may see the first."""
+    path = tmp_path / "suite.json"
+    path.write_text(
+        '{"format": "autovalidate-suite", "version": 2, "checks": [{"constraints": ['
+        '{"kind": "deequ", "constraint": "is_complete", "column": "id", "column": "x"}]}]}'
+    )
+    with pytest.raises(ConstraintFormatError) as info:
+        ConstraintSuite.load(path)
+    assert str(info.value) == (
+        f"{path}: $.checks[0].constraints[0].column: given twice "
+        "(JSON keeps the last: which one is meant?)"
+    )
+    # other files read as before; a key given once is no fault
+    assert parse_json('{"a": 1, "a": 2}') == {"a": 2}
+    assert parse_json('{"a": 1, "b": 2}', keys_once=True) == {"a": 1, "b": 2}
