@@ -108,9 +108,11 @@ class FileSystemMetricsRepository(MetricsRepository):
             directories = []
         rows: list[dict[str, Any]] = []
         for directory in directories:
-            if not directory.is_dir():
-                continue
-            for path in directory.iterdir():
+            try:
+                paths = list(directory.iterdir()) if directory.is_dir() else []
+            except OSError as exc:  # a dataset's name longer than a file's (255 bytes)
+                raise RepositoryError(str(self.root), f"cannot read: {exc}") from exc
+            for path in paths:
                 if path.name.startswith(".") or path.suffix not in (".json", ".parquet"):
                     continue
                 try:

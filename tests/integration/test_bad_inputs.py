@@ -610,6 +610,9 @@ CASES: dict[tuple[str, str], Callable[[Files], Result]] = {
         _history(f, "far-history"),
         strategy={"strategy": "AbsoluteChange", "max_rate_increase": 10.0, "order": 10**9},
     ),
+    ("a `has_no_anomalies` dataset name of 300 characters", "validate --repository"): lambda f: (
+        _anomalies(f, "long-dataset.json", _history(f, "long-history"), dataset="x" * 300)
+    ),
     (
         "terminal escape codes in a suite's description and in the data (`ESC[2J`)",
         "validate",

@@ -139,6 +139,14 @@ def test_dataset_names_with_slashes_stay_inside_the_directory(tmp_path):
     assert repo.load().for_dataset("../lake/orders").get()[0].result_key.dataset == "../lake/orders"
 
 
+def test_a_dataset_name_too_long_for_a_file_name_is_a_repository_error(tmp_path):
+    """A suite's has_no_anomalies names any dataset: 300 characters raised an OSError."""
+    repo = FileSystemMetricsRepository(tmp_path / "m")
+    repo.save(ResultKey.at("orders", 0), metrics_of([1.0]))
+    with pytest.raises(RepositoryError, match="cannot read: .*File name too long"):
+        repo.load().for_dataset("x" * 300).get()
+
+
 def test_duckdb_store_reports_an_unusable_file(tmp_path):
     path = tmp_path / "m.duckdb"
     path.write_text("not a database")
