@@ -1,15 +1,17 @@
 """A metrics repository of files in a directory: one JSON or Parquet file per save.
 
 Layout: ``<root>/<dataset>/<dataset_date>-<save id>.json`` (or ``.parquet``),
-the dataset's name percent-encoded. Each save writes a new file (to a
-temporary name, then renamed into place, which is atomic on a POSIX
-filesystem) and never rewrites one, so any number of processes may save
-concurrently without a lock and lose nothing. Saving a key again adds a newer
-file; reads keep, per key, the newest save (by its time in nanoseconds, then
-its random id). A file holds the same rows as the DuckDB store
-(:data:`~autovalidate.repository.base.ROW_FIELDS`); a directory may mix both
-formats, and files written before analyzers had a stable key, whose rows lack
-``analyzer_key`` (they are found by their analyzer's text, see
+the dataset's name percent-encoded (``/`` included, and the names ``.`` and
+``..``, which would be the repository and its parent, as ``%2E`` and
+``%2E%2E``: every name has a directory of its own inside ``<root>``). Each
+save writes a new file (to a temporary name, then renamed into place, which is
+atomic on a POSIX filesystem) and never rewrites one, so any number of
+processes may save concurrently without a lock and lose nothing. Saving a key
+again adds a newer file; reads keep, per key, the newest save (by its time in
+nanoseconds, then its random id). A file holds the same rows as the DuckDB
+store (:data:`~autovalidate.repository.base.ROW_FIELDS`); a directory may mix
+both formats, and files written before analyzers had a stable key, whose rows
+lack ``analyzer_key`` (they are found by their analyzer's text, see
 :mod:`autovalidate.repository.base`; no file is rewritten).
 
 This is Deequ's ``FileSystemMetricsRepository`` made safe for concurrent
@@ -70,7 +72,7 @@ class FileSystemMetricsRepository(MetricsRepository):
         return f"FileSystemMetricsRepository({str(self.root)!r}, file_format={self.file_format!r})"
 
     def _dataset_dir(self, dataset: str) -> Path:
-        return self.root / urllib.parse.quote(dataset, safe="")
+        return self.root / _directory_name(dataset)
 
     def _write(self, key: ResultKey, rows: Sequence[Mapping[str, Any]]) -> None:
         directory = self._dataset_dir(key.dataset)
@@ -101,7 +103,8 @@ class FileSystemMetricsRepository(MetricsRepository):
         self, dataset: str | None, after: int | None, before: int | None
     ) -> list[AnalysisResult]:
         if dataset is not None:
-            directories = [self._dataset_dir(dataset)]
+            # no result has an empty name (ResultKey refuses it), so none has a directory
+            directories = [self._dataset_dir(dataset)] if dataset else []
         elif self.root.is_dir():
             directories = [d for d in self.root.iterdir() if d.is_dir()]
         else:
@@ -125,6 +128,27 @@ class FileSystemMetricsRepository(MetricsRepository):
                     continue
                 rows.extend(_read_file(path))
         return results_from_rows(rows)
+
+
+def _directory_name(dataset: str) -> str:
+    """The name of ``dataset``'s directory: one of its own, inside the repository.
+
+    ``urllib.parse.quote`` with no safe character, as every repository was
+    written, except for the two names it leaves as they are but a file system
+    does not take as a directory's: ``.`` (the repository itself) and ``..``
+    (its parent, outside it; a suite's ``has_no_anomalies`` may name any
+    dataset). Their dots are percent-encoded, ``%2E``, which ``quote`` never
+    writes (a dot is left as it is), so no other name's directory changes and
+    distinct names keep distinct directories; ``urllib.parse.unquote`` reads
+    every directory's name back. A name longer than a file system takes (255
+    bytes, encoded) is refused by it, as a :class:`RepositoryError`; the empty
+    name has no directory (see ``_read``).
+    """
+    if not dataset:
+        raise ParameterError("a dataset needs a name")
+    if dataset in (".", ".."):
+        return "%2E" * len(dataset)
+    return urllib.parse.quote(dataset, safe="")
 
 
 #: The fields every stored row has (and ``value`` or ``value_json``; ``analyzer_key``

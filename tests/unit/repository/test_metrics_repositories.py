@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import urllib.parse
 
 import pandas as pd
 import pytest
@@ -137,6 +138,41 @@ def test_dataset_names_with_slashes_stay_inside_the_directory(tmp_path):
     repo.save(ResultKey.at("../lake/orders", 0), metrics_of([1.0]))
     assert [p.parent.parent for p in (tmp_path / "m").glob("*/*.json")] == [tmp_path / "m"]
     assert repo.load().for_dataset("../lake/orders").get()[0].result_key.dataset == "../lake/orders"
+
+
+@pytest.mark.parametrize("file_format", ["json", "parquet"])
+def test_dataset_names_of_dots_stay_inside_the_directory_each_in_its_own(tmp_path, file_format):
+    """A suite's has_no_anomalies names any dataset: ``..`` saved into, and read, the parent."""
+    repo = FileSystemMetricsRepository(tmp_path / "m", file_format=file_format)
+    names = [".", "..", "...", "orders", "%2E", "%2E%2E"]
+    for i, name in enumerate(names):
+        repo.save(ResultKey.at(name, 0), metrics_of([1.0] * (i + 1)))
+    assert [p.name for p in tmp_path.iterdir()] == ["m"]  # nothing written beside it
+    assert all(p.is_dir() for p in (tmp_path / "m").iterdir())  # nor in it, but a dataset's
+    saved = sorted((tmp_path / "m").glob(f"*/*.{file_format}"))
+    assert len(saved) == len(names) and len({p.parent for p in saved}) == len(names)
+    assert {urllib.parse.unquote(p.parent.name) for p in saved} == set(names)
+    for i, name in enumerate(names):
+        results = repo.load().for_dataset(name).get()
+        assert [(r.result_key.dataset, r.value(Size())) for r in results] == [(name, i + 1)]
+    assert sorted(r.result_key.dataset for r in repo.load().get()) == sorted(names)
+    assert repo.load().for_dataset("").get() == []  # no name, no directory: not the root's
+    assert [p.name for p in tmp_path.iterdir()] == ["m"]
+
+
+def test_a_directory_repository_written_before_dots_were_encoded_still_reads(tmp_path):
+    """Only ``.`` and ``..`` changed directory: a name's files from before are where they were."""
+    repo = FileSystemMetricsRepository(tmp_path / "m")
+    key = ResultKey.at("orders/eu ...", "2024-01-01")
+    repo.save(key, metrics_of([1.0, 2.0]))
+    (old,) = (tmp_path / "m").glob("*/*.json")
+    # as the repository wrote it before: the name through urllib.parse.quote, nothing else
+    assert old.parent == tmp_path / "m" / urllib.parse.quote("orders/eu ...", safe="")
+    moved = tmp_path / "old" / "orders%2Feu%20..." / old.name
+    moved.parent.mkdir(parents=True)
+    old.rename(moved)
+    loaded = FileSystemMetricsRepository(tmp_path / "old").load_by_key(key)
+    assert loaded is not None and loaded.value(Size()) == 2
 
 
 def test_a_dataset_name_too_long_for_a_file_name_is_a_repository_error(tmp_path):
