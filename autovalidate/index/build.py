@@ -268,10 +268,13 @@ def build_index(
             },
             patterns=int(n_patterns),
         )
-        fs.write_text(f"{staging}/{METADATA_FILE}", meta.to_json())
         if local is not None:  # versions and a pointer: readers never see a missing index
-            publish_staged(Path(staging.removeprefix("file://")), local, overwrite=overwrite)
+            # written here, not through Hadoop's local file system, which adds a
+            # checksum file (.NAME.crc) beside it that outlives the metadata
+            (local_staging / METADATA_FILE).write_text(meta.to_json(), encoding="utf-8")
+            publish_staged(local_staging, local, overwrite=overwrite)
         else:
+            fs.write_text(f"{staging}/{METADATA_FILE}", meta.to_json())
             fs.publish(staging, out_uri, overwrite=overwrite)
     except (PySparkException, Py4JError) as exc:
         fs.delete(staging)

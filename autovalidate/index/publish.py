@@ -74,8 +74,12 @@ POINTER = "_autovalidate_current"
 _VERSION = re.compile(r"v-[0-9]+-[0-9a-f]{12}")
 #: Sibling leftovers: staging of a build or merge, a --merge-into build, the former move-aside.
 _SIBLINGS = (".tmp-", ".new-", ".old-")
-#: What the plain layout holds at the top of the index directory (the metadata, the tables).
-_PLAIN_FILES = (METADATA_FILE, PATTERNS_DIR, GENERALIZATION_DIR)
+#: Hadoop's checksum of the metadata file: the Spark build's local file system
+#: writes one beside every file it writes (a plain index's top has it).
+_METADATA_CHECKSUM = f".{METADATA_FILE}.crc"
+#: What the plain layout holds at the top of the index directory (the metadata, the
+#: tables, the metadata's checksum): a conversion to versions removes each.
+_PLAIN_FILES = (METADATA_FILE, PATTERNS_DIR, GENERALIZATION_DIR, _METADATA_CHECKSUM)
 
 
 def _step(name: str) -> None:
@@ -184,6 +188,28 @@ def open_version(path: str | os.PathLike[str], *, attempts: int = 100) -> IndexL
 _STAGING_TRIES = 10
 
 
+def _new_dir(parent: Path, prefix: str) -> Path:
+    """Make a directory of a new random name ``prefix*`` in ``parent``, as ``mkdir`` would.
+
+    Its mode is what the umask leaves of 0o777 (0o755 under umask 022), not
+    :func:`tempfile.mkdtemp`'s 0o700: a staging directory becomes the
+    published index (or one of its versions), which other users read.
+
+    Raises
+    ------
+    OSError
+        If it cannot be made.
+    """
+    for _ in range(100):
+        path = parent / f"{prefix}{uuid.uuid4().hex[:12]}"
+        try:
+            os.mkdir(path, 0o777)
+        except FileExistsError:
+            continue
+        return path
+    raise FileExistsError(errno.EEXIST, "no unused name", str(parent / prefix))
+
+
 def staging_dir(out: Path) -> tuple[Path, int]:
     """A new staging directory beside ``out`` (``.NAME.tmp-*``), locked by this process.
 
@@ -202,7 +228,7 @@ def staging_dir(out: Path) -> tuple[Path, int]:
     """
     out.parent.mkdir(parents=True, exist_ok=True)
     for _ in range(_STAGING_TRIES):
-        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+        staging = _new_dir(out.parent, f".{out.name}.tmp-")
         try:
             fd = os.open(staging, os.O_RDONLY | os.O_DIRECTORY)
         except FileNotFoundError:
@@ -402,6 +428,7 @@ def _clean_versions(out: Path) -> None:
             try:
                 if _lock(fd, exclusive=True, wait=False):
                     (out / METADATA_FILE).unlink(missing_ok=True)  # first: no index there now
+                    (out / _METADATA_CHECKSUM).unlink(missing_ok=True)
                     for table in (PATTERNS_DIR, GENERALIZATION_DIR):
                         shutil.rmtree(out / table, ignore_errors=True)
             finally:

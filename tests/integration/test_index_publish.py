@@ -14,6 +14,7 @@ import json
 import multiprocessing
 import os
 import signal
+import stat
 import time
 
 import pytest
@@ -167,3 +168,47 @@ def test_the_packaged_plain_index_opens_and_nothing_is_written(tmp_path):
         lease.close()
     assert sorted(os.listdir(path.parent)) == before
     assert json.loads((path / "_autovalidate_index.json").read_text())["patterns"] > 0
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o027])
+def test_published_directories_have_the_umasks_mode_not_a_private_one(tmp_path, umask):
+    """A platform team publishes the index; engineers, other Unix users, read it.
+
+    Staging directories were made by ``tempfile.mkdtemp`` (mode 0o700), and
+    renamed into the index and its versions.
+    """
+    out, part = tmp_path / "m", tmp_path / "part"
+    previous = os.umask(umask)
+    try:
+        write_local_index(columns(1, 30), out)  # plain: the staging directory becomes OUT
+        write_local_index(columns(2, 30), part)
+        merge_indexes([out, part], out, overwrite=True, labels=[None, None])  # a version in OUT
+    finally:
+        os.umask(previous)
+    with PatternIndex.open(out) as index:
+        version = index.lease.path
+    assert version.parent == out
+    for directory in (out, version, version / "patterns", part):
+        assert stat.S_IMODE(directory.stat().st_mode) == 0o777 & ~umask, directory
+    assert stat.S_IMODE((version / "_autovalidate_index.json").stat().st_mode) == 0o666 & ~umask
+
+
+def test_a_plain_indexs_hadoop_checksum_goes_with_its_metadata(tmp_path):
+    """The Spark build's local file system wrote ``._autovalidate_index.json.crc`` at OUT's top.
+
+    A conversion to versions (``--overwrite``, ``--merge-into OUT --out OUT``)
+    removed the plain metadata and tables but left their checksum; one left so
+    by an earlier version of this code is removed by the next open.
+    """
+    out, part = tmp_path / "m", tmp_path / "part"
+    write_local_index(columns(1, 30), out)
+    write_local_index(columns(2, 30), part)
+    checksum = out / "._autovalidate_index.json.crc"
+    checksum.write_bytes(b"crc\x00")  # as Hadoop's ChecksumFileSystem writes it
+    merge_indexes([out, part], out, overwrite=True, labels=[None, None])
+    entries = sorted(p.name for p in out.iterdir())
+    assert entries[0] == POINTER and len(entries) == 2 and entries[1].startswith("v-"), entries
+    checksum.write_bytes(b"crc\x00")  # a stale one, beside the pointer
+    with PatternIndex.open(out) as index:
+        assert index.metadata.patterns > 0
+    assert not checksum.exists()
