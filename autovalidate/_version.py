@@ -13,5 +13,10 @@ DISTRIBUTION = "autovalidate-lake"
 
 
 def install_hint(extra: str) -> str:
-    """The command that installs an extra: ``pip install 'autovalidate-lake[spark]'``."""
-    return f"pip install '{DISTRIBUTION}[{extra}]'"
+    """The commands that install an extra, by name and from a checkout.
+
+    ``pip install 'autovalidate-lake[spark]' (from a checkout: pip install -e
+    '.[spark]')``: until the distribution is on PyPI, the checkout's form is
+    the one that works.
+    """
+    return f"pip install '{DISTRIBUTION}[{extra}]' (from a checkout: pip install -e '.[{extra}]')"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import sys
 from pathlib import Path
 
 import pytest
@@ -84,7 +85,23 @@ def test_the_quick_start_installs_the_checkouts_wheel_first():
 
 
 @pytest.mark.parametrize("extra", ["spark", "report", "connect"])
-def test_error_messages_name_the_distribution(extra):
+def test_error_messages_name_the_distribution_and_the_checkouts_form(extra):
     message = str(MissingDependencyError("this feature", "somepackage", extra))
-    assert message.endswith(f"pip install '{DISTRIBUTION}[{extra}]'")
+    assert f"pip install '{DISTRIBUTION}[{extra}]'" in message
+    # not on PyPI yet: the form that works from a checkout is given too
+    assert message.endswith(f"(from a checkout: pip install -e '.[{extra}]')")
     assert install_hint(extra) in message
+
+
+def test_an_html_report_without_the_report_extra_says_how_to_install_it(monkeypatch):
+    from autovalidate.errors import ParameterError
+    from autovalidate.report import render_html
+
+    monkeypatch.setitem(sys.modules, "jinja2", None)  # as if the extra were not installed
+    with pytest.raises(ParameterError) as caught:
+        render_html(None)  # type: ignore[arg-type]
+    message = str(caught.value)
+    assert "needs the report extra (jinja2 is missing)" in message
+    assert message.endswith(
+        f"pip install '{DISTRIBUTION}[report]' (from a checkout: pip install -e '.[report]')"
+    )
