@@ -106,20 +106,27 @@ class ColumnNotFoundError(DataError, KeyError):
         The columns the data has.
     closest
         Up to three available names most like ``column``, best first.
+    hint
+        What to do about it, shown after the closest names (the CLI's
+        ``validate`` names the ``--rename`` that reads another column), or ``None``.
     """
 
-    def __init__(self, column: str, available: Iterable[str] = ()) -> None:
+    def __init__(
+        self, column: str, available: Iterable[str] = (), *, hint: str | None = None
+    ) -> None:
         self.column = column
         self.available = list(available)
+        self.hint = hint
         by_lower = {a.lower(): a for a in reversed(self.available)}
         self.closest = [
             by_lower[m]
             for m in difflib.get_close_matches(column.lower(), list(by_lower), n=3, cutoff=0.6)
         ]
-        hint = f"; closest: {', '.join(map(repr, self.closest))}" if self.closest else ""
+        closest = f"; closest: {', '.join(map(repr, self.closest))}" if self.closest else ""
+        advice = f"; {hint}" if hint else ""
         shown = ", ".join(self.available[:8])
         more = "" if len(self.available) <= 8 else f", ... ({len(self.available)} in all)"
-        super().__init__(f"column {column!r} not found{hint}; available: {shown}{more}")
+        super().__init__(f"column {column!r} not found{closest}{advice}; available: {shown}{more}")
 
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0])

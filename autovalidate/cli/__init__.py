@@ -6,8 +6,8 @@ Exit codes, for every command:
 * 1: validation ran and a check failed (or drift was found, or a batch was
   rejected);
 * 2: usage or infrastructure error (bad arguments, missing file or column,
-  empty column, unreadable or incompatible index, engine failure), reported
-  as one line on stderr;
+  a ``suggest --column`` column with no non-null value, unreadable or
+  incompatible index, engine failure), reported as one line on stderr;
 * 141: the reader of stdout closed it before the command wrote all its output
   (``| head``), as a shell reports a command SIGPIPE killed; nothing on stderr.
 """

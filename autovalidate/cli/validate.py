@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from autovalidate.cli.common import (
     write_atomically,
     wrote,
 )
+from autovalidate.errors import ColumnNotFoundError
 
 
 @handle_errors
@@ -103,14 +105,17 @@ def validate(
     # the suite's SQL runs on DuckDB databases with no file access but FILE's (run_checks')
     with local_input(file) as path, open_engine(path, sandbox=True) as engine:
         require_rows(engine, path)
-        result = pipeline.validate(
-            engine,  # the one engine on FILE: checks, examples and --failed-rows share it
-            suite,
-            repository=repo,
-            rename=renamed,
-            examples_of_passing=html is not None,
-            references=references,
-        )
+        try:
+            result = pipeline.validate(
+                engine,  # the one engine on FILE: checks, examples and --failed-rows share it
+                suite,
+                repository=repo,
+                rename=renamed,
+                examples_of_passing=html is not None,
+                references=references,
+            )
+        except ColumnNotFoundError as exc:
+            raise _with_rename_hint(exc, renamed, list(engine.schema())) from exc
         rows = result.rows()
         if failed_rows is not None:
             replace_atomically(failed_rows, lambda tmp: result.write_invalid_rows(tmp, engine))
@@ -130,6 +135,33 @@ def validate(
         wrote(html, junit, failed_rows)
     if not result.passed:
         raise typer.Exit(EXIT_FAILED)
+
+
+def _with_rename_hint(
+    exc: ColumnNotFoundError, renamed: dict[str, str], columns: list[str]
+) -> ColumnNotFoundError:
+    """``exc`` saying which ``--rename`` checks the suite's column on one of FILE's ``columns``.
+
+    The closest of FILE's columns no other ``--rename`` reads; else the form of
+    the option. ``exc`` as it is for a column of another table (a ``--reference``).
+    """
+    if not set(exc.available) <= {*columns, *renamed}:
+        return exc
+    inverse = {file_column: suite_column for suite_column, file_column in renamed.items()}
+    # a --rename naming a column FILE lacks: the suite's column is the pair's left side
+    suite_column = inverse.get(exc.column, exc.column) if exc.column not in columns else exc.column
+    candidate = next((c for c in exc.closest if c in columns and c not in inverse), None)
+    if candidate is None:
+        hint = (
+            f"to check it on a column of another name: --rename "
+            f"{shlex.quote(suite_column + '=')}FILE_COLUMN"
+        )
+    else:
+        hint = (
+            f"to check the suite's {suite_column!r} on {candidate!r}: --rename "
+            f"{shlex.quote(f'{suite_column}={candidate}')}"
+        )
+    return ColumnNotFoundError(exc.column, exc.available, hint=hint)
 
 
 def _read_references(pairs: list[str]) -> dict[str, Any]:

@@ -17,6 +17,7 @@ CASES = [
     errors.AutovalidateError("plain"),
     errors.DataError("bad data"),
     errors.ColumnNotFoundError("zip", ["ZipCode", "City"]),
+    errors.ColumnNotFoundError("ZipCode", ["zip"], hint="to check it: --rename ZipCode=zip"),
     errors.EmptyColumnError("zip"),
     errors.EmptyColumnError(None, "custom message"),
     errors.DataSourceError("/tmp/x.csv", "cannot read"),
