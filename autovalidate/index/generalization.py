@@ -41,6 +41,13 @@ as the training part, the rest as later data), two statistics:
   its shape and the second often does not. :meth:`GeneralizationStats.shape_risk`
   backs off from the signature to its class (letters or not, spaced or not)
   to the stratum, each level a standardized ratio shrunk toward its parent.
+* **Identifier shape statistics.** The shape statistics again, with the
+  values read by the identifier lexer
+  (:func:`~autovalidate.patterns.tokens.identifier_tokens`: a run of
+  letters, digits, ``.``, ``_``, ``~`` and ``-`` is one token), over the
+  columns whose training part's most frequent identifier signature has two
+  or more tokens: how often a URL's, a path's or an e-mail address's
+  skeleton of symbols changes later, whatever its parts' inner symbols do.
 * **Repetition statistics.** Per column and separator character (a symbol
   other than a space whose number of occurrences varies between training
   values: the ``_`` of ``a_b``, ``a_b_c``), the share of later values where it
@@ -72,7 +79,7 @@ from typing import Any, NamedTuple, cast
 from autovalidate.nulls import drop_missing
 from autovalidate.patterns.enumeration import TRAIN_FRACTION
 from autovalidate.patterns.hierarchy import escape_literal, options, representative
-from autovalidate.patterns.tokens import Token, token_class, tokenize
+from autovalidate.patterns.tokens import Token, identifier_tokens, token_class, tokenize
 
 __all__ = [
     "FAIL_SHARE",
@@ -105,7 +112,8 @@ _STRATA = (1, 3, 10)
 _WIDTHS = (1, 2, 4, 8)
 
 #: Columns of ``generalization.parquet`` → DuckDB type. ``statistic`` is
-#: ``position``, ``shape``, ``signature`` (``kind`` then holds the signature,
+#: ``position``, ``shape``, ``identifier`` (keyed as ``shape``), ``signature``
+#: (``kind`` then holds the signature,
 #: :func:`encode_signature`) or ``repeat`` (``stratum`` then holds the bucket
 #: of the training's most repeats, ``signatures`` the bound); the key columns
 #: a statistic does not use hold ``''``, ``0`` or false.
@@ -311,6 +319,9 @@ class GeneralizationStats:
     signature_shapes
         :class:`SignatureKey` → ``[columns, share_sum, failed]``: the shape
         statistics' columns again, by their training's most frequent signature.
+    identifier_shapes
+        :class:`ShapeKey` → ``[columns, share_sum, failed]``: the shape
+        statistics of the values read by the identifier lexer.
     repeats
         Key → ``[columns, share_sum, failed]``: corpus separators, the summed
         share of their column's later values with more occurrences than the
@@ -321,6 +332,7 @@ class GeneralizationStats:
     shapes: dict[ShapeKey, list[float]] = field(default_factory=dict)
     signature_shapes: dict[SignatureKey, list[float]] = field(default_factory=dict)
     repeats: dict[RepeatKey, list[float]] = field(default_factory=dict)
+    identifier_shapes: dict[ShapeKey, list[float]] = field(default_factory=dict)
 
     # -- building ------------------------------------------------------------
 
@@ -333,15 +345,15 @@ class GeneralizationStats:
         train, rest = kept[:n_train], kept[n_train:]
         tokens = {v: tokenize(v) for v in set(kept)}
         self._add_repeats(train, rest, tokens)
-        shapes = {v: signature(t) for v, t in tokens.items()}
-        seen = Counter(shapes[v] for v in train)
-        if len(seen.most_common(1)[0][0]) < 2:
-            return  # one-token values: a whole-column pattern, FPR_T's business
-        new_shape = sum(1 for v in rest if shapes[v] not in seen) / len(rest)
-        most = seen.most_common(1)[0][0]
-        key = ShapeKey(
-            diversity_stratum(len(set(train))), _signatures_bucket(len(seen)), "S " in most
+        identified = _shape_outcome(
+            train, rest, {v: signature(identifier_tokens(v)) for v in tokens}
         )
+        if identified is not None:
+            _add(self.identifier_shapes, identified[0], identified[2])
+        outcome = _shape_outcome(train, rest, {v: signature(t) for v, t in tokens.items()})
+        if outcome is None:
+            return  # one-token values: a whole-column pattern, FPR_T's business
+        key, most, new_shape = outcome
         _add(self.shapes, key, new_shape)
         _add(
             self.signature_shapes,
@@ -394,6 +406,8 @@ class GeneralizationStats:
             _add_sums(self.signature_shapes, signed, sums)
         for repeat, sums in other.repeats.items():
             _add_sums(self.repeats, repeat, sums)
+        for shape, sums in other.identifier_shapes.items():
+            _add_sums(self.identifier_shapes, shape, sums)
         return self
 
     # -- storage -------------------------------------------------------------
@@ -413,19 +427,10 @@ class GeneralizationStats:
                 share,
                 int(failed),
             )
-        for s, (n, share, failed) in self.shapes.items():
-            yield (
-                "shape",
-                "",
-                "",
-                0,
-                s.stratum,
-                s.signatures,
-                s.spaced,
-                int(n),
-                share,
-                int(failed),
-            )
+        for statistic, table in (("shape", self.shapes), ("identifier", self.identifier_shapes)):
+            for s, (n, share, failed) in table.items():
+                key = (statistic, "", "", 0, s.stratum, s.signatures, s.spaced)
+                yield (*key, int(n), share, int(failed))
         for g, (n, share, failed) in self.signature_shapes.items():
             yield (
                 "signature",
@@ -458,6 +463,9 @@ class GeneralizationStats:
                 _add_sums(out.signature_shapes, signed, sums)
             elif statistic == "repeat":
                 _add_sums(out.repeats, RepeatKey(int(stratum), int(sigs)), sums)
+            elif statistic == "identifier":
+                key = ShapeKey(int(stratum), int(sigs), bool(spaced))
+                _add_sums(out.identifier_shapes, key, sums)
             else:
                 raise ValueError(f"unknown generalization statistic {statistic!r}")
         return out
@@ -584,6 +592,43 @@ class GeneralizationStats:
         self.__dict__["_ratios"] = (by_class, by_signature)
         return by_class, by_signature
 
+    def identifier_shape_risk(self, distinct: int, signatures: int, spaced: bool) -> float:
+        """The expected share of later values in an identifier shape the training never had.
+
+        Parameters
+        ----------
+        distinct
+            Distinct training values (those a horizontal cut retains).
+        signatures
+            Their identifier signatures (:func:`signature` of
+            :func:`~autovalidate.patterns.tokens.identifier_tokens`).
+        spaced
+            Their most frequent identifier signature has a space.
+
+        Returns
+        -------
+        float
+            A fraction in [0, 1]: the key's mean share, pooled with the mean
+            over every identifier key (:data:`PRIOR_COLUMNS` pseudo-columns),
+            as the stratum level of :meth:`shape_risk`; 1 where the index has
+            no identifier statistics.
+
+        Beyond the paper: the risk of a cut of identifier tokens, each
+        ``<unreserved>+``, which only a change of the value's skeleton of
+        other symbols (a new shape here) breaks.
+        """
+        if not self.identifier_shapes:
+            return 1.0
+        key = ShapeKey(diversity_stratum(distinct), _signatures_bucket(signatures), spaced)
+        return self._identifier_shape_risk(key)
+
+    @lru_cache(maxsize=64)  # noqa: B019
+    def _identifier_shape_risk(self, key: ShapeKey) -> float:
+        table = self.identifier_shapes
+        total = [sum(v[i] for v in table.values()) for i in range(2)]
+        n, share, _ = table.get(key, (0, 0.0, 0))
+        return (share + PRIOR_COLUMNS * total[1] / total[0]) / (n + PRIOR_COLUMNS)
+
     def repeat_risk(self, most: int, bound: int) -> float:
         """The probability that a separator later occurs more often than a bound, in [0, 1].
 
@@ -633,7 +678,26 @@ class GeneralizationStats:
             and self.shapes == other.shapes
             and self.signature_shapes == other.signature_shapes
             and self.repeats == other.repeats
+            and self.identifier_shapes == other.identifier_shapes
         )
+
+
+def _shape_outcome(
+    train: list[str], rest: list[str], shapes: dict[str, tuple[str, ...]]
+) -> tuple[ShapeKey, tuple[str, ...], float] | None:
+    """A column's shape key, its training's most frequent shape, and its later new-shape share.
+
+    ``shapes``: every value's :func:`signature` (by either lexer). The share
+    is of the later values in a shape the training never had; None where the
+    training's most frequent shape is a single token.
+    """
+    seen = Counter(shapes[v] for v in train)
+    most = seen.most_common(1)[0][0]
+    if len(most) < 2:
+        return None
+    new_shape = sum(1 for v in rest if shapes[v] not in seen) / len(rest)
+    key = ShapeKey(diversity_stratum(len(set(train))), _signatures_bucket(len(seen)), "S " in most)
+    return key, most, new_shape
 
 
 def _ratio(observed: float, expected: float, prior: float) -> float:

@@ -83,8 +83,8 @@ FORMAT_NAME = "autovalidate-pattern-index"
 #: Bumped whenever the files' layout or the meaning of a column changes
 #: (2: the conditional sums ``pure_sum_{n}`` and ``imp_sum_{n}``; 3: the run
 #: length sums ``short_cov_{k}`` and ``short_sum_{k}``; 4: the generalization
-#: table; 5: its ``signature`` statistics).
-FORMAT_VERSION = 5
+#: table; 5: its ``signature`` statistics; 6: its ``identifier`` statistics).
+FORMAT_VERSION = 6
 METADATA_FILE = "_autovalidate_index.json"
 PATTERNS_DIR = "patterns"
 GENERALIZATION_DIR = "generalization"

@@ -71,6 +71,7 @@ from autovalidate.patterns.tokens import Token, is_lower, is_upper
 
 __all__ = [
     "HIERARCHY_VERSION",
+    "UNRESERVED_RUN",
     "Generalizations",
     "escape_literal",
     "generalizations",
@@ -100,6 +101,11 @@ def _is_digit_run(run: str) -> bool:
 def _case(text: str) -> str | None:
     """``"upper"`` or ``"lower"`` if every character is a letter of that case, else None."""
     return "upper" if is_upper(text) else "lower" if is_lower(text) else None
+
+
+#: The one option of an identifier token (kind ``U``,
+#: :func:`~autovalidate.patterns.tokens.identifier_tokens`) beside its constant.
+UNRESERVED_RUN = "<unreserved>+"
 
 
 def escape_literal(text: str) -> str:
@@ -168,6 +174,8 @@ def generalizations(token: Token) -> Generalizations:
     ak, ap = f"<alphanum>{{{k}}}", "<alphanum>+"
     if kind == "S":
         return _build([], const)
+    if kind == "U":  # an identifier run (identifier_tokens): its characters, any number
+        return _build([(const, UNRESERVED_RUN)], const)
     if kind == "N":
         sign = text[0] if text[0] in "+-" else ""
         whole, _, frac = text[len(sign) :].partition(".")

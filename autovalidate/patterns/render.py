@@ -7,7 +7,9 @@ match, a trailing newline included) and means exactly the same in Python's
 
 * ``[0-9]`` for a digit (ASCII only, as in the lexer), ``\p{L}``, ``\p{Lu}``,
   ``\p{Ll}`` for letters, ``[\p{L}0-9]`` for a letter or digit,
-  ``[0-9a-f]`` and ``[0-9A-F]`` for a hexadecimal digit of one case, and
+  ``[0-9a-f]`` and ``[0-9A-F]`` for a hexadecimal digit of one case,
+  ``[\p{L}0-9._~\-]`` for a character RFC 3986 leaves unreserved
+  (``<unreserved>``: a letter, a digit, ``.``, ``_``, ``~`` or ``-``), and
   ``[^\p{L}0-9]`` for one symbol character (``<symbol>``, which hierarchy
   version 1 generated; constraint files written then still render);
 * ``{k}``, ``{k,}`` (at least k: a run whose shortest length the corpus
@@ -62,6 +64,7 @@ _CLASS_REGEX = {
     "alphanum": r"[\p{L}0-9]",
     "hex-lower": "[0-9a-f]",
     "hex-upper": "[0-9A-F]",
+    "unreserved": r"[\p{L}0-9._~\-]",
 }
 _BARE_REGEX = {
     "num": r"[+\-]?[0-9]+(?:\.[0-9]+)?",
@@ -76,6 +79,10 @@ _CLASS_WORDS = {
     "alphanum": ("letter or digit", "letters or digits"),
     "hex-lower": ("lowercase hex digit", "lowercase hex digits"),
     "hex-upper": ("uppercase hex digit", "uppercase hex digits"),
+    "unreserved": (
+        "letter, digit, '.', '_', '~' or '-'",
+        "letters, digits, '.', '_', '~' or '-'",
+    ),
 }
 _BARE_WORDS = {"num": "a number", "symbol": "a symbol"}
 
@@ -84,7 +91,8 @@ class Element(NamedTuple):
     """One element of a canonical pattern string.
 
     ``kind`` is ``"literal"`` (``text`` is the character), ``"class"`` (``text``
-    is ``digit``/``letter``/``upper``/``lower``/``alphanum``/``hex-lower``/``hex-upper``
+    is ``digit``/``letter``/``upper``/``lower``/``alphanum``/``hex-lower``/``hex-upper``/
+    ``unreserved``
     and ``quantifier`` is a count ``k``, ``"+"``, or ``"k,"`` for at least k) or ``"bare"``
     (``text`` is ``num``/``symbol``).
     """

@@ -31,6 +31,12 @@ Token kinds:
     ``.``, so ``2019-03`` keeps its dash as a symbol);
 ``S``
     a single symbol character.
+
+:func:`identifier_tokens` is a second, coarser lexer for identifiers (URLs,
+paths, e-mail addresses, host names, tokens): a maximal run of letters,
+digits and RFC 3986's unreserved symbols ``.``, ``_``, ``~`` and ``-`` that
+holds a letter or digit is one token of kind ``U`` (``careem-bike``,
+``www.aarp.org``); every other character is a symbol token, as above.
 """
 
 from __future__ import annotations
@@ -40,16 +46,19 @@ from typing import NamedTuple
 
 import regex
 
-__all__ = ["Token", "tokenize", "token_class", "is_lower", "is_upper"]
+__all__ = ["Token", "identifier_tokens", "tokenize", "token_class", "is_lower", "is_upper"]
 
 _RUN = regex.compile(r"[\p{L}0-9]+|[^\p{L}0-9]", regex.V1)
+#: RFC 3986's unreserved characters (letters here any Unicode letter, as above).
+_UNRESERVED = r"[\p{L}0-9._~\-]"
+_IDENTIFIER = regex.compile(rf"{_UNRESERVED}*[\p{{L}}0-9]{_UNRESERVED}*|.", regex.V1 | regex.S)
 _UPPER = regex.compile(r"\p{Lu}+", regex.V1)
 _LOWER = regex.compile(r"\p{Ll}+", regex.V1)
 _LETTERS = regex.compile(r"\p{L}+", regex.V1)
 
 
 class Token(NamedTuple):
-    """One coarse token: its kind (``D``, ``L``, ``M``, ``N`` or ``S``) and its exact text."""
+    """One coarse token: its kind (``D``, ``L``, ``M``, ``N``, ``S`` or ``U``) and its text."""
 
     kind: str
     text: str
@@ -124,6 +133,26 @@ def tokenize(value: str) -> tuple[Token, ...]:
     return tuple(tokens)
 
 
+@lru_cache(maxsize=1 << 16)
+def identifier_tokens(value: str) -> tuple[Token, ...]:
+    """Split a value into identifier tokens (``U``) and symbols (``S``): the coarser lexer.
+
+    A ``U`` token is a maximal run of letters, digits, ``.``, ``_``, ``~`` and
+    ``-`` holding at least one letter or digit, the characters RFC 3986
+    leaves unreserved in a URL (``https://www.aarp.org/a-b/`` is ``U : / /
+    U / U /``); a run of those symbols alone, and every other character, is
+    one ``S`` token each. The texts concatenate back to ``value``.
+
+    Beyond the paper (its lexer is :func:`tokenize`): a URL's or a path's
+    parts change their inner symbols from row to row (``careem-bike``,
+    ``en_ae``, ``v1.2``), which the fine lexer reads as new formats.
+    """
+    return tuple(
+        Token("U", run) if len(run) > 1 or not _is_symbol_char(run) else Token("S", run)
+        for run in _IDENTIFIER.findall(value)
+    )
+
+
 def _number_at(runs: list[str], words: list[bool], i: int) -> tuple[int, str]:
     """At a digit run ``runs[i]``: take ``digits.digits`` if the dotted chain has one dot.
 
@@ -144,11 +173,13 @@ def _number_at(runs: list[str], words: list[bool], i: int) -> tuple[int, str]:
 def token_class(kind: str, text: str) -> str:
     """A token's alignment class: ``W`` (a word), ``D`` (digits), ``N`` (a number), ``S`` + symbol.
 
+    An identifier token (:func:`identifier_tokens`) is its own class, ``U``.
+
     Values whose tokens have the same classes in order (the same *signature*)
     line up position by position (:mod:`autovalidate.solver.alignment`).
     """
     if kind in ("D", "L", "M"):
         return "W" if kind != "D" else "D"
-    if kind == "N":
-        return "N"
+    if kind in ("N", "U"):
+        return kind
     return "S" + text

@@ -50,7 +50,7 @@ from autovalidate.index.generalization import (
     GeneralizationStats,
 )
 from autovalidate.index.stats import PatternStats
-from autovalidate.patterns.tokens import Token, tokenize
+from autovalidate.patterns.tokens import Token, identifier_tokens, tokenize
 from autovalidate.portable_regex import re2_error
 from autovalidate.solver.alignment import Alignment, align
 from autovalidate.solver.dp import (
@@ -129,7 +129,12 @@ def solve(
         bound (:func:`~autovalidate.solver.lists.solve_list`). Else, where
         the values split into at most ``params.max_branches`` formats (by
         their separators) that each have a feasible pattern, a multi-format
-        solution: one branch per format.
+        solution: one branch per format. Else, with an index's identifier
+        statistics and values without whitespace, the cut of identifier
+        tokens (:func:`~autovalidate.patterns.tokens.identifier_tokens`),
+        each ``<unreserved>+``, within ``params.max_position_risk`` with its
+        identifier shape risk (URLs and paths whose parts change their inner
+        symbols; beyond the paper).
         Its ``+`` runs are then bounded from below where the corpus justifies
         it (``params.max_shortfall``, :func:`~autovalidate.solver.lengths.bound_runs`).
         A solution whose regex RE2 would not compile (a long list's bound
@@ -174,6 +179,12 @@ def solve(
             )
         if solution is None and params.max_branches >= 2:
             solution = _runnable(_solve_formats(counts, order, index, method, params))
+        identifiers = model is not None and bool(model.identifier_shapes)
+        if solution is None and identifiers and vertical_cuts(method):
+            # the last resort: identifiers whose parts change their inner symbols
+            solution = _runnable(
+                _solve_format(counts, order, index, method, params, identifiers=True)
+            )
         if solution is None or params.max_shortfall <= 0:
             return solution
         bounded = bound_runs(
@@ -281,21 +292,27 @@ class Prepared:
 
 
 def prepare(
-    counts: Counter[str], order: list[str] | None, method: str, params: SolverParams
+    counts: Counter[str],
+    order: list[str] | None,
+    method: str,
+    params: SolverParams,
+    identifiers: bool = False,
 ) -> Prepared:
     """Rows, retained sets and alignment of values of one format, before any planning.
 
-    ``order``: :func:`training_order` of the values, or None.
+    ``order``: :func:`training_order` of the values, or None; ``identifiers``:
+    tokens by :func:`~autovalidate.patterns.tokens.identifier_tokens`.
     """
     n = sum(counts.values())
+    lexer = identifier_tokens if identifiers else tokenize
     # values too long for a pattern are left out, as non-conforming ones
-    rows = [r for r in group_rows(counts) if len(r.value_tokens) <= params.max_tokens]
+    rows = [r for r in group_rows(counts, lexer) if len(r.value_tokens) <= params.max_tokens]
     ordered: list[Row] = []
     if order is not None:
         wanted = set(order)
         row_of = {r.value: r for r in rows if r.value in wanted}
         ordered = [row_of[v] for v in order if v in row_of]
-    variants, signatures = retained_sets(rows, n, params.tolerance(method))
+    variants, signatures = retained_sets(rows, n, params.tolerance(method), identifiers)
     alignment = None
     if vertical_cuts(method) and variants:
         weights: Counter[tuple[str, ...]] = Counter()
@@ -314,13 +331,16 @@ def _solve_format(
     method: str,
     params: SolverParams,
     trace: list[Prepared] | None = None,
+    identifiers: bool = False,
 ) -> Solution | None:
     """FMDV (or a variant) for values of one format, with repetitions in ``counts``.
 
-    ``order``: :func:`training_order` of these values; ``trace``: see :func:`solve`.
+    ``order``: :func:`training_order` of these values; ``trace``: see :func:`solve`;
+    ``identifiers``: the values read by the identifier lexer, whose tokens the
+    corpus has no patterns of (no index search: the cut priced by positions alone).
     """
     vertical = vertical_cuts(method)
-    prepared = prepare(counts, order, method, params)
+    prepared = prepare(counts, order, method, params, identifiers)
     if trace is not None:
         trace.append(prepared)
     variants = prepared.variants
@@ -333,7 +353,7 @@ def _solve_format(
     for variant in variants:
         prepared.plan(variant, params, memo)
         for key, (space, _) in variant.segments.items():
-            if id(space) in planned:  # a segment another retained set has too
+            if id(space) in planned or identifiers:  # planned, or nothing to search for
                 continue
             planned.add(id(space))
             ev = SpaceEvidence.from_texts(space, variant.evidence[key], params.condition)

@@ -21,7 +21,7 @@ from autovalidate.index.generalization import (
     option_class,
     repeat_bound,
 )
-from autovalidate.patterns.hierarchy import escape_literal
+from autovalidate.patterns.hierarchy import UNRESERVED_RUN, escape_literal
 from autovalidate.patterns.render import MAX_REPEAT
 from autovalidate.patterns.tokens import Token
 from autovalidate.solver.dp import SegmentChoice
@@ -84,7 +84,7 @@ def repetitions(
         kinds = {t.kind for t in pooled}
         kind = kinds.pop() if len(kinds) == 1 else "M"
         options = [
-            (o, model.position_risk(kind, o, False, len(pooled)), slot.levels[o])
+            (o, _kind_risk(model, kind, o, False, len(pooled)), slot.levels[o])
             for o in slot.options
         ]
         rest = cost - sum(cut[i].cost for i in run)
@@ -274,9 +274,24 @@ def _position_risk(tokens: frozenset[Token], option: str, model: GeneralizationS
     """
     constant = _constant(tokens, option)
     return max(
-        model.position_risk(kind, option, constant, len(tokens))
-        for kind in {t.kind for t in tokens}
+        _kind_risk(model, kind, option, constant, len(tokens)) for kind in {t.kind for t in tokens}
     )
+
+
+def _kind_risk(
+    model: GeneralizationStats, kind: str, option: str, constant: bool, distinct: int
+) -> float:
+    """:meth:`~GeneralizationStats.position_risk`, and an identifier token's (kind ``U``).
+
+    An identifier token (:func:`~autovalidate.patterns.tokens.identifier_tokens`)
+    is a maximal run of ``<unreserved>`` characters between other symbols, so
+    a later value of a shape the training had holds such a run there: its
+    ``<unreserved>+`` breaks only with the shape, which the cut's identifier
+    shape risk prices (0 here). Its constant has no corpus statistics (1).
+    """
+    if kind == "U":
+        return 0.0 if option == UNRESERVED_RUN else 1.0
+    return model.position_risk(kind, option, constant, distinct)
 
 
 def _constant(tokens: frozenset[Token], option: str) -> bool:
@@ -285,8 +300,21 @@ def _constant(tokens: frozenset[Token], option: str) -> bool:
 
 
 def shape_risk(variant: Variant, model: GeneralizationStats) -> float:
-    """The shape risk of a cut of this retained set: new signatures later (see the model)."""
+    """The shape risk of a cut of this retained set: new signatures later (see the model).
+
+    Of a retained set read by the identifier lexer, the identifier shape risk
+    (:meth:`~GeneralizationStats.identifier_shape_risk`); 1 where its most
+    frequent shape is a single identifier (``<unreserved>+`` alone says
+    nothing of a value's format).
+    """
     shapes = Counter[tuple[str, ...]]()
     for row in variant.rows:
         shapes[row.shape] += row.weight
-    return model.shape_risk(len(variant.rows), len(shapes), shapes.most_common(1)[0][0])
+    most = shapes.most_common(1)[0][0]
+    if variant.identifiers:
+        if len(most) < 2:
+            return 1.0
+        if any(c[0] == "S" and c[1:].isspace() for c in most):
+            return 1.0  # identifiers have no whitespace: names and list literals are words
+        return model.identifier_shape_risk(len(variant.rows), len(shapes), "S " in most)
+    return model.shape_risk(len(variant.rows), len(shapes), most)

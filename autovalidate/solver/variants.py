@@ -25,6 +25,9 @@ from autovalidate.solver.search import SegmentSpace
 
 __all__ = ["MAX_VARIANTS", "Row", "Variant", "group_rows", "no_cyclic_gc", "retained_sets"]
 
+#: A lexer: a value's tokens (:func:`tokenize` or :func:`identifier_tokens`).
+Lexer = Callable[[str], tuple[Token, ...]]
+
 #: Most retained sets an H variant tries (each drops one more rare group).
 MAX_VARIANTS = 8
 
@@ -69,6 +72,9 @@ class Variant:
     #: signature -> the index of its token at each aligned column (None: no token there),
     #: in this set's alignment; empty without one
     positions: dict[tuple[str, ...], tuple[int | None, ...]] = field(default_factory=dict)
+    #: the rows' tokens come from the identifier lexer
+    #: (:func:`~autovalidate.patterns.tokens.identifier_tokens`), not :func:`tokenize`
+    identifiers: bool = False
 
 
 #: An ASCII value's shape: upper-case letters -> A, lower-case -> a, digits -> 0, symbols kept.
@@ -107,10 +113,11 @@ class _Shape:
         )
 
 
-def group_rows(counts: Counter[str]) -> list[Row]:
+def group_rows(counts: Counter[str], lexer: Lexer = tokenize) -> list[Row]:
     """The tokens and signature of every distinct value (the empty string has none: left out).
 
-    The lexer (:func:`~autovalidate.patterns.tokens.tokenize`) cuts and labels
+    The lexer (:func:`~autovalidate.patterns.tokens.tokenize`, or
+    :func:`~autovalidate.patterns.tokens.identifier_tokens`) cuts and labels
     tokens by character class alone (letter, digit, each symbol), so values
     of one shape (:data:`_SHAPE`) have tokens at the same offsets with the
     same kinds and signature: an ASCII value is cut where its shape's tokens
@@ -118,7 +125,7 @@ def group_rows(counts: Counter[str]) -> list[Row]:
     Other values are tokenized one by one.  Linear in the number of values.
     """
     with no_cyclic_gc():
-        return _rows_of(counts)
+        return _rows_of(counts, lexer)
 
 
 @contextmanager
@@ -138,7 +145,7 @@ def no_cyclic_gc() -> Iterator[None]:
             gc.enable()
 
 
-def _rows_of(counts: Counter[str]) -> list[Row]:
+def _rows_of(counts: Counter[str], lexer: Lexer) -> list[Row]:
     # equal tokens are one object (10^6 values of 9 tokens repeat most of them)
     pools: dict[str, dict[str, Token]] = {}
     shapes: dict[str, _Shape] = {}
@@ -148,7 +155,7 @@ def _rows_of(counts: Counter[str]) -> list[Row]:
             shape = value.translate(_SHAPE)
             cut = shapes.get(shape)
             if cut is None:
-                cut = shapes[shape] = _Shape.of(tokenize(shape), pools)
+                cut = shapes[shape] = _Shape.of(lexer(shape), pools)
             texts = cut.texts(value)
             found = tuple(map(dict.get, cut.pools, texts))
             if None not in found:
@@ -160,7 +167,7 @@ def _rows_of(counts: Counter[str]) -> list[Row]:
                 )
             signature = cut.signature
         else:
-            tokens = tokenize(value)
+            tokens = lexer(value)
             signature = tuple(token_class(t.kind, t.text) for t in tokens)
         if tokens:  # the empty string has no tokens and no pattern but <all>
             rows.append(Row(value, tokens, weight, signature))
@@ -168,7 +175,7 @@ def _rows_of(counts: Counter[str]) -> list[Row]:
 
 
 def retained_sets(
-    rows: list[Row], n: int, theta: float
+    rows: list[Row], n: int, theta: float, identifiers: bool = False
 ) -> tuple[list[Variant], list[tuple[str, ...]]]:
     """Retained sets of the horizontal cut, largest first: drop the rarest signature groups.
 
@@ -190,7 +197,7 @@ def retained_sets(
         retained = total / n
         if 1.0 - retained > theta + 1e-12 or not end or len(variants) == MAX_VARIANTS:
             break
-        variants.append(Variant(every[:end], retained))
+        variants.append(Variant(every[:end], retained, identifiers=identifiers))
         dropped = ordered[len(ordered) - 1 - drop][1]
         end -= len(dropped)
         total -= sum(r.weight for r in dropped)

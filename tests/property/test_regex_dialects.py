@@ -3,8 +3,9 @@
 Values mix letters of several scripts and cases, ASCII and non-ASCII digits,
 regex metacharacters, whitespace and control characters, and supplementary
 characters; patterns are drawn from the generalization hierarchy of other
-values, so that some match and some do not, half of those with ``+`` runs
-also with lower bounds (``{k,}``, :func:`~autovalidate.patterns.render.bounded_pattern`).
+values (as either lexer reads them, so ``<unreserved>`` runs too), so that
+some match and some do not, half of those with ``+`` runs also with lower
+bounds (``{k,}``, :func:`~autovalidate.patterns.render.bounded_pattern`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from hypothesis import strategies as st
 from autovalidate.metrics.expressions import anchored_regex
 from autovalidate.patterns.hierarchy import options
 from autovalidate.patterns.render import bounded_pattern, pattern_regex
-from autovalidate.patterns.tokens import tokenize
+from autovalidate.patterns.tokens import identifier_tokens, tokenize
 from autovalidate.portable_regex import re2_error
 
 ALPHABET = (
@@ -30,7 +31,7 @@ ALPHABET = (
     "ΣσЖж中文ひらカナ한글"  # other scripts, caseless ones too
     "0189"  # ASCII digits
     "٣१"  # non-ASCII digits: symbols here
-    ".-_/:|+*?()[]{}^$\\#'\" \t\n"  # metacharacters, whitespace, newline
+    ".-_~/:|+*?()[]{}^$\\#'\" \t\n"  # metacharacters, whitespace, newline
     "\x00\x01\x7f\u0085\u00a0\u2028"  # control and separator characters
     "😀𝐀𝟘"  # supplementary: emoji, math letter (Lu), math digit (Nd)
 )
@@ -40,7 +41,7 @@ values = st.text(alphabet=ALPHABET, min_size=1, max_size=8)
 def patterns_of(value: str, rng: random.Random, k: int, *, bounds: bool = True) -> list[str]:
     """k of the value's hierarchy patterns; with ``bounds``, half of those with ``+``
     runs bounded from below at random (such a pattern need not match the value)."""
-    tokens = tokenize(value)
+    tokens = (identifier_tokens if rng.random() < 0.25 else tokenize)(value)
     if not tokens or len(tokens) > 6:
         return []
     combos = list(itertools.islice(itertools.product(*(options(t) for t in tokens)), 2000))

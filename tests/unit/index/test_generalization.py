@@ -213,3 +213,45 @@ def test_shape_risk_backs_off_from_signature_to_class_to_stratum():
     stats.signature_shapes.clear()
     stats.__dict__.pop("_ratios")
     assert stats.shape_risk(1, 1, stamp) == pytest.approx(spaced)
+
+
+def test_identifier_shapes_count_a_new_skeleton_not_new_inner_symbols():
+    stats = GeneralizationStats()
+    slugs = [f"https://example.org/{w}/" for w in ("a-b", "c_d", "e.f", "g", "h-i-j")]
+    # later paths change their inner symbols (a new token shape) but not the skeleton
+    stats.add_column(slugs * 2 + [f"https://example.org/{i}~x_{i}/" for i in range(90)])
+    ((key, (n, share, failed)),) = stats.identifier_shapes.items()
+    assert key == ShapeKey(diversity_stratum(5), 0, False) and n == 1  # one skeleton
+    assert share == 0.0 and failed == 0
+    ((_, (_, fine_share, _)),) = stats.shapes.items()
+    assert fine_share == 1.0  # every later value is a new shape to the fine lexer
+    # a query string later is a new skeleton
+    other = GeneralizationStats()
+    other.add_column(slugs * 2 + [f"https://example.org/p?id={i}" for i in range(90)])
+    ((_, (_, share, failed)),) = other.identifier_shapes.items()
+    assert share == 1.0 and failed == 1
+
+
+def test_identifier_shapes_skip_single_identifiers_and_survive_rows_and_merges():
+    lone = GeneralizationStats()
+    lone.add_column(["www.a.org", "b-c.net"] * 20)  # one identifier each: <unreserved>+ alone
+    assert not lone.identifier_shapes
+    assert lone.identifier_shape_risk(10, 1, False) == 1.0  # no statistics: never free
+    corpus = [[f"{a}/{b}" for b in range(30)] for a in ("x", "y-z", "p.q")]
+    corpus.append([f"k{i}/{i}" if i < 20 else f"k{i}:{i}" for i in range(40)])
+    whole, left, right = GeneralizationStats(), GeneralizationStats(), GeneralizationStats()
+    for i, col in enumerate(corpus):
+        whole.add_column(col)
+        (left if i % 2 else right).add_column(col)
+    assert left.merge(right).identifier_shapes == whole.identifier_shapes
+    assert GeneralizationStats.from_rows(whole.rows()) == whole
+    # the estimate pools a key with the mean over every key
+    (key,) = [k for k, (_, share, _) in whole.identifier_shapes.items() if share == 0]
+    n, share, _ = whole.identifier_shapes[key]
+    mean = sum(s for _, s, _ in whole.identifier_shapes.values()) / sum(
+        c for c, _, _ in whole.identifier_shapes.values()
+    )
+    assert key == ShapeKey(diversity_stratum(3), 0, False) and n == 3
+    assert whole.identifier_shape_risk(3, 1, False) == pytest.approx(
+        (share + PRIOR_COLUMNS * mean) / (n + PRIOR_COLUMNS)
+    )

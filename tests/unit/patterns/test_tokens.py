@@ -1,8 +1,8 @@
-from autovalidate.patterns.tokens import Token, tokenize
+from autovalidate.patterns.tokens import Token, identifier_tokens, token_class, tokenize
 
 
-def kinds(value: str) -> list[tuple[str, str]]:
-    return [(t.kind, t.text) for t in tokenize(value)]
+def kinds(value: str, lexer=tokenize) -> list[tuple[str, str]]:
+    return [(t.kind, t.text) for t in lexer(value)]
 
 
 def test_paper_fig2_timestamp_tokens():
@@ -54,3 +54,45 @@ def test_unicode_letters_and_non_ascii_digits():
 
 def test_empty_value_has_no_tokens():
     assert tokenize("") == ()
+
+
+def identifiers(value: str) -> list[tuple[str, str]]:
+    return kinds(value, identifier_tokens)
+
+
+def test_identifier_runs_take_rfc3986_unreserved_symbols_inside_them():
+    assert identifiers("https://www.aarp.org/en-ae/careem_bike~1/") == [
+        ("U", "https"),
+        ("S", ":"),
+        ("S", "/"),
+        ("S", "/"),
+        ("U", "www.aarp.org"),
+        ("S", "/"),
+        ("U", "en-ae"),
+        ("S", "/"),
+        ("U", "careem_bike~1"),
+        ("S", "/"),
+    ]
+    assert identifiers("mary.k@acme.org") == [("U", "mary.k"), ("S", "@"), ("U", "acme.org")]
+    # a number's sign and a path's leading dot belong to the run; a space never does
+    assert identifiers("-5 .git") == [("U", "-5"), ("S", " "), ("U", ".git")]
+    assert token_class("U", "www.aarp.org") == "U"
+
+
+def test_unreserved_symbols_without_a_letter_or_digit_stay_symbols():
+    assert identifiers("a -- b") == [
+        ("U", "a"),
+        ("S", " "),
+        ("S", "-"),
+        ("S", "-"),
+        ("S", " "),
+        ("U", "b"),
+    ]
+    assert identifiers("...") == [("S", ".")] * 3
+    assert identifiers("中文-٣") == [("U", "中文-"), ("S", "٣")]  # a non-ASCII digit is a symbol
+    assert identifier_tokens("") == ()
+
+
+def test_identifier_tokens_concatenate_back_to_the_value():
+    for value in ["\\\\host-12\\share\\20170102\\file.html", "a..b//c?d=e&f", " x_y ", "😀a.b"]:
+        assert "".join(t.text for t in identifier_tokens(value)) == value

@@ -54,10 +54,11 @@ def test_a_constraint_has_no_reason_and_is_suggest_patterns(index) -> None:
     assert got.constraint.params["r"] == 0.1 and got.constraint.params["theta"] == 0.05
 
 
-# look-alike addresses: local parts joined by '.' or '_', domains of two or three labels
+# look-alike recipients: local parts joined by '.' or '_', domains of two or three labels
 # with a hyphen in some: after alignment two positions hold two different symbols each
+# (and, with the space of "to: ", no identifier cut: identifiers have no whitespace)
 ADDRESSES = [
-    f"{['john', 'mary.k', 'a_b', 'x99'][i % 4]}{i}@"
+    f"to: {['john', 'mary.k', 'a_b', 'x99'][i % 4]}{i}@"
     f"{['example.com', 'mail.acme.org', 'foo-bar.net'][i % 3]}"
     for i in range(120)
 ]
