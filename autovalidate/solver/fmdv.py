@@ -46,9 +46,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from autovalidate.errors import ParameterError
-from autovalidate.index.generalization import (
-    GeneralizationStats,
-)
+from autovalidate.index.generalization import GeneralizationStats
+from autovalidate.index.generalization import signature as shape_signature
 from autovalidate.index.stats import PatternStats
 from autovalidate.patterns.tokens import Token, identifier_tokens, tokenize
 from autovalidate.portable_regex import re2_error
@@ -180,7 +179,7 @@ def solve(
         if solution is None and params.max_branches >= 2:
             solution = _runnable(_solve_formats(counts, order, index, method, params))
         identifiers = model is not None and bool(model.identifier_shapes)
-        if solution is None and identifiers and vertical_cuts(method):
+        if solution is None and identifiers and vertical_cuts(method) and _identifiers(counts):
             # the last resort: identifiers whose parts change their inner symbols
             solution = _runnable(
                 _solve_format(counts, order, index, method, params, identifiers=True)
@@ -191,6 +190,20 @@ def solve(
             solution.branches, list(counts), index, params.max_fpr, params.max_shortfall
         )
         return _runnable(dataclasses.replace(solution, branches=bounded)) or solution
+
+
+def _identifiers(counts: Counter[str]) -> bool:
+    """Whether the values' most frequent identifier shape has 2+ tokens and no whitespace.
+
+    Names and list literals are words, and ``<unreserved>+`` alone says nothing
+    of a format. Checked once per column before the identifier cut is planned,
+    so that prose, which abstains, costs no second alignment.
+    """
+    shapes: Counter[tuple[str, ...]] = Counter()
+    for value, weight in counts.items():
+        shapes[shape_signature(identifier_tokens(value))] += weight
+    most = shapes.most_common(1)[0][0]
+    return len(most) >= 2 and not any(c[0] == "S" and c[1:].isspace() for c in most)
 
 
 def _runnable(solution: Solution | None) -> Solution | None:

@@ -314,7 +314,5 @@ def shape_risk(variant: Variant, model: GeneralizationStats) -> float:
     if variant.identifiers:
         if len(most) < 2:
             return 1.0
-        if any(c[0] == "S" and c[1:].isspace() for c in most):
-            return 1.0  # identifiers have no whitespace: names and list literals are words
         return model.identifier_shape_risk(len(variant.rows), len(shapes), "S " in most)
     return model.shape_risk(len(variant.rows), len(shapes), most)
