@@ -11,7 +11,7 @@ DATA=${DATA:-../shared/dirty-clean/hospital}
 SUITE=${SUITE:-.autovalidate/hospital-zip.json}
 mkdir -p .autovalidate "$(dirname "$SUITE")"
 
-# 1. offline: the pattern index of the lake (Spark local[2]; ~5 min on 2 idle cores,
+# 1. offline: the pattern index of the lake (Spark local[2]; ~6 min on 2 idle cores,
 #    longer on a busy machine; progress lines when the output is not a terminal)
 if [ -f "$INDEX/_autovalidate_index.json" ]; then
   echo "reusing $INDEX (delete it to rebuild)"
